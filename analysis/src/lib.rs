@@ -1,0 +1,5 @@
+//! The analysis engine: turns an uploaded exposure file into proposed risk weights and capital
+//! savings. Pure library: bytes and tables in, results and diagnostics out. It never does HTTP or
+//! SQL, knows nothing of users, and never panics on input.
+
+pub mod model;
