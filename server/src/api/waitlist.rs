@@ -1,0 +1,85 @@
+//! The landing page's waitlist.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::Router;
+use serde::{Deserialize, Serialize};
+
+use crate::auth::ClientIp;
+use crate::db::misc;
+use crate::error::{ApiResult, AppJson};
+use crate::state::AppState;
+
+/// Routes.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/waitlist", post(join_waitlist))
+}
+
+/// Waitlist sign-up.
+#[derive(Debug, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct WaitlistRequest {
+    /// Email.
+    pub email: String,
+    /// Optional name.
+    pub name: Option<String>,
+    /// Which form: hero or cta.
+    pub source: String,
+}
+
+/// Outcome codes.
+#[derive(Debug, Clone, Copy, Serialize, utoipa::ToSchema, ts_rs::TS, PartialEq, Eq)]
+#[ts(export)]
+pub enum WaitlistCode {
+    /// Added.
+    #[serde(rename = "OK")]
+    Ok,
+    /// Already on the list.
+    #[serde(rename = "ALREADY_REGISTERED")]
+    AlreadyRegistered,
+    /// Too many requests.
+    #[serde(rename = "RATE_LIMITED")]
+    RateLimited,
+    /// Not an email address, or an unknown source.
+    #[serde(rename = "INVALID_EMAIL")]
+    InvalidEmail,
+}
+
+/// Waitlist outcome (the body is the same shape for every status).
+#[derive(Debug, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct WaitlistResponse {
+    /// Whether the address was added.
+    pub success: bool,
+    /// Message for the toast.
+    pub message: String,
+    /// Outcome code.
+    pub code: WaitlistCode,
+}
+
+fn reply(status: StatusCode, success: bool, code: WaitlistCode, message: &str) -> (StatusCode, axum::Json<WaitlistResponse>) {
+    (status, axum::Json(WaitlistResponse { success, code, message: message.into() }))
+}
+
+/// Adds an address to the waitlist.
+#[utoipa::path(post, path = "/api/waitlist", request_body = WaitlistRequest,
+    responses((status = 200, body = WaitlistResponse), (status = 422, body = WaitlistResponse), (status = 429, body = WaitlistResponse)))]
+pub async fn join_waitlist(State(state): State<AppState>, ClientIp(ip): ClientIp, AppJson(req): AppJson<WaitlistRequest>) -> ApiResult<(StatusCode, axum::Json<WaitlistResponse>)> {
+    let email = req.email.trim().to_lowercase();
+    if !crate::api::valid_email(&email) || email.len() > 254 {
+        return Ok(reply(StatusCode::UNPROCESSABLE_ENTITY, false, WaitlistCode::InvalidEmail, "Please enter a valid email address"));
+    }
+    if req.source != "hero" && req.source != "cta" {
+        return Ok(reply(StatusCode::UNPROCESSABLE_ENTITY, false, WaitlistCode::InvalidEmail, "Unknown waitlist form"));
+    }
+    if !state.limits.waitlist(&ip) {
+        return Ok(reply(StatusCode::TOO_MANY_REQUESTS, false, WaitlistCode::RateLimited, "Too many requests. Please try again in a few minutes."));
+    }
+    let name = req.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(|n| n.chars().take(200).collect::<String>());
+    if misc::waitlist_add(&state.db.pool, &email, name.as_deref(), &req.source).await? {
+        Ok(reply(StatusCode::OK, true, WaitlistCode::Ok, "You're on the list! We'll be in touch soon."))
+    } else {
+        Ok(reply(StatusCode::OK, false, WaitlistCode::AlreadyRegistered, "This email is already on the waitlist."))
+    }
+}

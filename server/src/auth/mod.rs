@@ -1,0 +1,228 @@
+//! Authentication and authorisation: roles, the `AuthUser` extractor (the one place where a
+//! request's caller and rights are established), session cookies, CSRF protection and login rate
+//! limits.
+
+pub mod password;
+pub mod ratelimit;
+pub mod tokens;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+/// Cookie holding the access token.
+pub const ACCESS_COOKIE: &str = "capopt_access";
+/// Cookie holding the refresh token (sent only to `/api/auth`).
+pub const REFRESH_COOKIE: &str = "capopt_refresh";
+/// Readable cookie whose value must be echoed in [`CSRF_HEADER`] on state-changing requests.
+pub const CSRF_COOKIE: &str = "capopt_csrf";
+/// Header carrying the CSRF token.
+pub const CSRF_HEADER: &str = "x-csrf-token";
+
+/// A user's role. Any stored value other than the four counts as `user`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum Role {
+    /// Full access, admin back office, every client.
+    Admin,
+    /// A user plus validation rights.
+    Approver,
+    /// Client user.
+    User,
+    /// Read-only.
+    Viewer,
+}
+
+impl Role {
+    /// Reads a stored role; unknown values count as `user`.
+    pub fn parse(s: &str) -> Role {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "admin" => Role::Admin,
+            "approver" => Role::Approver,
+            "viewer" => Role::Viewer,
+            _ => Role::User,
+        }
+    }
+    /// Parses a role given as input, rejecting unknown values.
+    pub fn parse_strict(s: &str) -> Option<Role> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "admin" => Some(Role::Admin),
+            "approver" => Some(Role::Approver),
+            "user" => Some(Role::User),
+            "viewer" => Some(Role::Viewer),
+            _ => None,
+        }
+    }
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::Approver => "approver",
+            Role::User => "user",
+            Role::Viewer => "viewer",
+        }
+    }
+    /// Rank: admin 3, approver 2, user 1, viewer 0.
+    pub fn rank(self) -> u8 {
+        match self {
+            Role::Admin => 3,
+            Role::Approver => 2,
+            Role::User => 1,
+            Role::Viewer => 0,
+        }
+    }
+}
+
+/// The authenticated caller of a request, loaded fresh from the database on every request so that
+/// a revoked session or a changed role takes effect at once.
+#[derive(Debug, Clone)]
+pub struct AuthUser {
+    /// User id.
+    pub id: String,
+    /// Email.
+    pub email: String,
+    /// Role in force.
+    pub role: Role,
+    /// Session id (from the access token).
+    pub session_id: String,
+    /// Clients the user belongs to (id, name).
+    pub clients: Vec<(String, String)>,
+}
+
+impl AuthUser {
+    /// Whether the caller is an admin.
+    pub fn is_admin(&self) -> bool {
+        self.role == Role::Admin
+    }
+    /// Refuses admins-only operations to everyone else.
+    pub fn require_admin(&self) -> ApiResult<()> {
+        if self.is_admin() { Ok(()) } else { Err(ApiError::Forbidden("Access denied".into())) }
+    }
+    /// Refuses any change to viewers.
+    pub fn require_writer(&self) -> ApiResult<()> {
+        if self.role == Role::Viewer { Err(ApiError::read_only()) } else { Ok(()) }
+    }
+    /// Whether the caller may read a client's rows: its members and admins.
+    pub fn can_read_client(&self, client_id: &str) -> bool {
+        self.is_admin() || self.clients.iter().any(|(id, _)| id == client_id)
+    }
+    /// Refuses a client's rows to non-members (404, so ids of other clients are not disclosed).
+    pub fn require_client_read(&self, client_id: &str) -> ApiResult<()> {
+        if self.can_read_client(client_id) { Ok(()) } else { Err(ApiError::not_found("Client not found")) }
+    }
+    /// Refuses changes to a client's rows to non-members and viewers.
+    pub fn require_client_write(&self, client_id: &str) -> ApiResult<()> {
+        self.require_client_read(client_id)?;
+        self.require_writer()
+    }
+    /// The client a client-side screen works on: the user's first client.
+    pub fn home_client(&self) -> Option<&(String, String)> {
+        self.clients.first()
+    }
+}
+
+/// Resolves the caller from the access cookie; `None` when there is no valid session.
+pub async fn authenticate(state: &AppState, jar: &CookieJar) -> ApiResult<Option<AuthUser>> {
+    let Some(token) = jar.get(ACCESS_COOKIE).map(|c| c.value().to_owned()) else { return Ok(None) };
+    let Some(claims) = state.keys.verify(&token) else { return Ok(None) };
+    let row: Option<(String, String, String)> = sqlx::query_as(
+        "SELECT u.id, u.email, u.role FROM users u JOIN sessions s ON s.user_id = u.id
+         WHERE u.id = $1 AND s.id = $2 AND s.revoked_at IS NULL",
+    )
+    .bind(&claims.sub)
+    .bind(&claims.sid)
+    .fetch_optional(&state.db.pool)
+    .await?;
+    let Some((id, email, role)) = row else { return Ok(None) };
+    let clients = crate::db::users::client_memberships(&state.db.pool, &id).await?;
+    Ok(Some(AuthUser { id, email, role: Role::parse(&role), session_id: claims.sid, clients }))
+}
+
+impl FromRequestParts<AppState> for AuthUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        if let Some(u) = parts.extensions.get::<AuthUser>() {
+            return Ok(u.clone());
+        }
+        let jar = CookieJar::from_headers(&parts.headers);
+        let user = authenticate(state, &jar).await?.ok_or(ApiError::Unauthenticated)?;
+        parts.extensions.insert(user.clone());
+        Ok(user)
+    }
+}
+
+/// An authenticated admin; everyone else gets 403 (401 without a session).
+#[derive(Debug, Clone)]
+pub struct AdminUser(pub AuthUser);
+
+impl FromRequestParts<AppState> for AdminUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let u = AuthUser::from_request_parts(parts, state).await?;
+        u.require_admin()?;
+        Ok(AdminUser(u))
+    }
+}
+
+/// An authenticated caller allowed to change things (not a viewer).
+#[derive(Debug, Clone)]
+pub struct WriterUser(pub AuthUser);
+
+impl FromRequestParts<AppState> for WriterUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let u = AuthUser::from_request_parts(parts, state).await?;
+        u.require_writer()?;
+        Ok(WriterUser(u))
+    }
+}
+
+/// Builds a session cookie.
+pub fn session_cookie(name: &'static str, value: String, path: &'static str, max_age_secs: i64, secure: bool, same_site: SameSite) -> Cookie<'static> {
+    Cookie::build((name, value))
+        .path(path)
+        .http_only(true)
+        .secure(secure)
+        .same_site(same_site)
+        .max_age(cookie::time::Duration::seconds(max_age_secs))
+        .build()
+}
+
+/// A cookie that removes `name` at `path`.
+pub fn removal_cookie(name: &'static str, path: &'static str) -> Cookie<'static> {
+    let mut c = Cookie::build((name, "")).path(path).build();
+    c.make_removal();
+    c
+}
+
+/// The client's address (from the socket, or `X-Forwarded-For` behind a trusted proxy).
+#[derive(Debug, Clone)]
+pub struct ClientIp(pub String);
+
+impl FromRequestParts<AppState> for ClientIp {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        if state.config.trust_proxy {
+            if let Some(fwd) = parts.headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()) {
+                if let Some(first) = fwd.split(',').next() {
+                    return Ok(ClientIp(first.trim().to_string()));
+                }
+            }
+        }
+        let ip = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0.ip().to_string())
+            .unwrap_or_else(|| "unknown".into());
+        Ok(ClientIp(ip))
+    }
+}

@@ -1,0 +1,107 @@
+//! Configuration, parsed once from the command line and the environment.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+
+/// Settings of the `serve` command. Every field can be set by an environment variable.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Config {
+    /// TCP port to listen on.
+    #[arg(long, env = "PORT", default_value_t = 8080)]
+    pub port: u16,
+    /// Address to bind.
+    #[arg(long, env = "BIND", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub bind: IpAddr,
+    /// Directory for the SQLite database, uploaded files and the generated signing key.
+    #[arg(long, env = "DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// Database URL: `sqlite://...` or `postgres://...`. Defaults to `DATA_DIR/capopt.db`.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// Redis URL for cross-instance events and document fan-out. In-process when absent.
+    #[arg(long, env = "REDIS_URL")]
+    pub redis_url: Option<String>,
+    /// Directory of the built web app (`web/dist`), served at `/`.
+    #[arg(long, env = "WEB_DIST", default_value = "web/dist")]
+    pub web_dist: PathBuf,
+    /// Public base URL used in links sent by mail (reset and invitation links).
+    #[arg(long, env = "PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Seed demo data when the database is empty (`1`/`0`).
+    #[arg(long, env = "SEED_DEMO", default_value = "1", value_parser = parse_flag)]
+    pub seed_demo: bool,
+    /// Password of the demo accounts (only used when demo data is seeded).
+    #[arg(long, env = "DEMO_PASSWORD", default_value = "Demo-Password-1")]
+    pub demo_password: String,
+    /// Secret used to sign access tokens. Generated once and kept in `DATA_DIR` when absent.
+    #[arg(long, env = "JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+    /// Mark cookies `Secure` (set when served over HTTPS).
+    #[arg(long, env = "COOKIE_SECURE", default_value = "0", value_parser = parse_flag)]
+    pub cookie_secure: bool,
+    /// SMTP URL (`smtps://user:pass@host:465`, `smtp://host:25?tls=required`). Mail only goes to
+    /// the outbox table and the log when absent.
+    #[arg(long, env = "SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// Sender address for mail.
+    #[arg(long, env = "MAIL_FROM", default_value = "Capital Optimization <no-reply@capopt.local>")]
+    pub mail_from: String,
+    /// Extra origins allowed for WebSockets and state-changing requests (comma separated), for a
+    /// web app served from another origin during development.
+    #[arg(long, env = "ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+    /// Trust `X-Forwarded-For` for the client address (behind a reverse proxy).
+    #[arg(long, env = "TRUST_PROXY", default_value = "0", value_parser = parse_flag)]
+    pub trust_proxy: bool,
+    /// Log as JSON lines.
+    #[arg(long, env = "LOG_JSON", default_value = "0", value_parser = parse_flag)]
+    pub log_json: bool,
+}
+
+fn parse_flag(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        other => Err(format!("expected 1 or 0, got {other:?}")),
+    }
+}
+
+impl Config {
+    /// The database URL in force (the SQLite file under `data_dir` by default).
+    pub fn database_url(&self) -> String {
+        match &self.database_url {
+            Some(url) if !url.trim().is_empty() => url.clone(),
+            _ => format!("sqlite://{}?mode=rwc", self.data_dir.join("capopt.db").display()),
+        }
+    }
+
+    /// The base URL for links in mail.
+    pub fn public_url(&self) -> String {
+        match &self.public_url {
+            Some(u) if !u.trim().is_empty() => u.trim_end_matches('/').to_string(),
+            _ => format!("http://127.0.0.1:{}", self.port),
+        }
+    }
+
+    /// A configuration for tests: a throwaway data directory, no demo data, port 0.
+    pub fn for_tests(data_dir: PathBuf, database_url: Option<String>) -> Config {
+        Config {
+            port: 0,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            data_dir,
+            database_url,
+            redis_url: None,
+            web_dist: PathBuf::from("web/dist"),
+            public_url: Some("http://127.0.0.1".into()),
+            seed_demo: false,
+            demo_password: String::new(),
+            jwt_secret: Some("test-secret-test-secret-test-secret".into()),
+            cookie_secure: false,
+            smtp_url: None,
+            mail_from: "test@capopt.local".into(),
+            allowed_origins: vec![],
+            trust_proxy: false,
+            log_json: false,
+        }
+    }
+}

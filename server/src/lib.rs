@@ -1,0 +1,121 @@
+//! The capopt application server: configuration, database, authentication and authorisation, the
+//! REST API, static web app, mail and demo data. The only crate that knows HTTP, JSON, tokens and
+//! SQL; analysis and document collaboration live in their own crates.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{header, HeaderValue};
+use axum::Router;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::trace::TraceLayer;
+
+pub mod api;
+pub mod audit;
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod mail;
+pub mod seed;
+pub mod state;
+
+use config::Config;
+use state::AppState;
+
+/// Largest JSON body accepted by the API (uploads have their own limits).
+pub const MAX_JSON_BODY: usize = 1024 * 1024;
+
+/// Connects the database, applies migrations, loads keys and builds the shared state.
+pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    let db = db::Db::connect(&config.database_url()).await?;
+    let secret = match &config.jwt_secret {
+        Some(s) if s.len() >= 32 => s.as_bytes().to_vec(),
+        Some(_) => anyhow::bail!("JWT_SECRET must be at least 32 characters"),
+        None => load_or_create_secret(&config.data_dir)?,
+    };
+    let mailer = mail::Mailer::new(config.smtp_url.as_deref(), &config.mail_from)?;
+    let state = AppState {
+        db,
+        keys: Arc::new(auth::tokens::Keys::new(&secret)),
+        limits: auth::ratelimit::RateLimits::default(),
+        mailer,
+        config: Arc::new(config),
+    };
+    let limits = state.limits.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(300));
+        loop {
+            tick.tick().await;
+            limits.retain_recent();
+        }
+    });
+    Ok(state)
+}
+
+fn load_or_create_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    let path = dir.join("jwt_secret");
+    if let Ok(s) = std::fs::read_to_string(&path) {
+        if s.trim().len() >= 32 {
+            return Ok(s.trim().as_bytes().to_vec());
+        }
+    }
+    let secret = auth::tokens::random_token();
+    std::fs::write(&path, &secret)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(secret.into_bytes())
+}
+
+/// The whole application: `/api/*` and the web app (with its client-side routes).
+pub fn app(state: AppState) -> Router {
+    let dist = state.config.web_dist.clone();
+    let spa = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));
+    Router::new()
+        .nest("/api", api::router(state.clone()))
+        .fallback_service(spa)
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_JSON_BODY))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("same-origin")))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'self'"),
+        ))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Binds the listener and serves until Ctrl-C or SIGTERM.
+pub async fn serve(state: AppState) -> anyhow::Result<()> {
+    let addr = SocketAddr::new(state.config.bind, state.config.port);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    tracing::info!("listening on http://{local}");
+    println!("Capital Optimization Portal listening on http://{local}");
+    axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}

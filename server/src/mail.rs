@@ -1,0 +1,60 @@
+//! Outgoing mail. Every mail is written to the `outbox` table and the log; when `SMTP_URL` is set
+//! it is also sent by SMTP in the background and the outcome recorded on the outbox row.
+
+use std::sync::Arc;
+
+use lettre::message::Mailbox;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+
+use crate::db::{self, Db};
+
+/// The mail sender.
+#[derive(Clone)]
+pub struct Mailer {
+    smtp: Option<Arc<AsyncSmtpTransport<Tokio1Executor>>>,
+    from: Option<Mailbox>,
+}
+
+impl std::fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mailer").field("smtp", &self.smtp.is_some()).finish()
+    }
+}
+
+impl Mailer {
+    /// Builds the sender from the configuration.
+    pub fn new(smtp_url: Option<&str>, from: &str) -> anyhow::Result<Mailer> {
+        let smtp = match smtp_url {
+            Some(url) if !url.trim().is_empty() => Some(Arc::new(AsyncSmtpTransport::<Tokio1Executor>::from_url(url)?.build())),
+            _ => None,
+        };
+        let from = if smtp.is_some() { Some(from.parse()?) } else { None };
+        Ok(Mailer { smtp, from })
+    }
+
+    /// Queues a mail in the outbox (and sends it when SMTP is configured). Returns the outbox id.
+    pub async fn send(&self, db: &Db, to: &str, subject: &str, body: &str) -> sqlx::Result<String> {
+        let id = db::misc::outbox_insert(&db.pool, to, subject, body).await?;
+        tracing::info!(to, subject, outbox_id = %id, "mail queued:\n{body}");
+        if let (Some(smtp), Some(from)) = (self.smtp.clone(), self.from.clone()) {
+            let db = db.clone();
+            let (to, subject, body, id2) = (to.to_string(), subject.to_string(), body.to_string(), id.clone());
+            tokio::spawn(async move {
+                let outcome = async {
+                    let msg = Message::builder().from(from).to(to.parse()?).subject(subject).body(body)?;
+                    smtp.send(msg).await?;
+                    anyhow::Ok(())
+                }
+                .await;
+                let err = outcome.err().map(|e| e.to_string());
+                if let Some(e) = &err {
+                    tracing::warn!(outbox_id = %id2, error = %e, "SMTP delivery failed");
+                }
+                if let Err(e) = db::misc::outbox_mark(&db.pool, &id2, err.as_deref()).await {
+                    tracing::warn!(error = %e, "could not record mail outcome");
+                }
+            });
+        }
+        Ok(id)
+    }
+}

@@ -1,0 +1,24 @@
+//! The application state shared by every handler.
+
+use std::sync::Arc;
+
+use crate::auth::ratelimit::RateLimits;
+use crate::auth::tokens::Keys;
+use crate::config::Config;
+use crate::db::Db;
+use crate::mail::Mailer;
+
+/// Everything a handler may need. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// The database.
+    pub db: Db,
+    /// The configuration in force.
+    pub config: Arc<Config>,
+    /// Token signing keys.
+    pub keys: Arc<Keys>,
+    /// Rate limiters.
+    pub limits: RateLimits,
+    /// Outgoing mail.
+    pub mailer: Mailer,
+}
