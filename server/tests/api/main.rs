@@ -1,0 +1,9 @@
+//! API integration tests: the real server on 127.0.0.1:0 with a fresh database per test. SQLite by
+//! default; PostgreSQL when `TEST_DATABASE_URL` points at a server (a fresh database is created per
+//! test). The same tests run on both.
+
+mod helpers;
+
+mod auth;
+mod invitations;
+mod waitlist;
