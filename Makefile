@@ -1,0 +1,83 @@
+# The product's task runner. Two commands matter on a fresh machine:
+#   make run    build everything in release mode and serve on http://127.0.0.1:8080 with demo data
+#   make test   the whole test suite (Rust, web unit tests, browser end-to-end tests)
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Build caches live outside the clone so that fresh clones (and CI) reuse them.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/capopt/target
+NPM_CACHE ?= $(HOME)/.cache/capopt/npm
+NPM := npm --cache $(NPM_CACHE) --prefer-offline --no-audit --no-fund
+DEBUG_BIN := $(CARGO_TARGET_DIR)/debug/capopt
+RELEASE_BIN := $(CARGO_TARGET_DIR)/release/capopt
+PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+REDIS ?= redis://127.0.0.1:6379
+
+.PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-scale check fmt types \
+        chromium services bench-analysis load-events load-collab clean-test-dbs
+
+help:
+	@echo "make run         build (release) and serve on http://127.0.0.1:8080 with demo data"
+	@echo "make test        Rust tests, web unit tests, browser end-to-end tests"
+	@echo "make test-scale  the integration suite on PostgreSQL and Redis, two instances"
+	@echo "make check       formatting and lints"
+
+## --- web app ---------------------------------------------------------------
+web/node_modules/.stamp: web/package.json web/package-lock.json
+	cd web && $(NPM) ci
+	touch $@
+
+web-deps: web/node_modules/.stamp
+
+web-build: web-deps
+	cd web && $(NPM) run build
+
+## --- run -------------------------------------------------------------------
+build: web-build
+	cargo build --release -p server
+
+run: build
+	WEB_DIST=web/dist $(RELEASE_BIN) serve
+
+## --- tests -----------------------------------------------------------------
+test: test-rust test-web test-e2e
+
+# Rust tests; regenerates the web app's wire types (ts-rs) and, in CI, fails if they were stale.
+test-rust:
+	cargo test --workspace --all-targets
+	@if [ -n "$$CI" ] && [ -n "$$(git status --porcelain web/src/api/types)" ]; then \
+	  echo "web/src/api/types is stale: run 'make types' and commit it"; git status --porcelain web/src/api/types; exit 1; fi
+
+types:
+	cargo test -p server --lib export_bindings
+
+test-web: web-deps
+	cd web && $(NPM) test
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); }
+
+# Browser tests run the debug binary built by test-rust (one profile for all tests).
+test-e2e: chromium web-build
+	cargo build -p server
+	cd web && CAPOPT_BIN=$(DEBUG_BIN) WEB_DIST=$(CURDIR)/web/dist $(NPM) run e2e
+
+# PostgreSQL and Redis must be up (see .ci/run for the commands that start them).
+test-scale: clean-test-dbs
+	TEST_DATABASE_URL=$(PG_URL) TEST_REDIS_URL=$(REDIS) cargo test -p server --all-targets -- --include-ignored
+	$(MAKE) clean-test-dbs
+
+clean-test-dbs:
+	@psql "$(PG_URL)" -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'capopt_test_%'" 2>/dev/null | \
+	  while read db; do psql "$(PG_URL)" -qc "DROP DATABASE IF EXISTS $$db" >/dev/null 2>&1; done; true
+
+## --- hygiene ---------------------------------------------------------------
+check:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cd web && $(NPM) run typecheck && $(NPM) run lint
+
+fmt:
+	cargo fmt --all
