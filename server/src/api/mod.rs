@@ -30,7 +30,7 @@ pub mod waitlist;
         auth::login, auth::refresh, auth::logout, auth::me, auth::forgot_password, auth::reset_password,
         auth::accept_terms, auth::change_password,
         invitations::create_invitation, invitations::get_invitation, invitations::accept_invitation,
-        waitlist::join_waitlist, dashboard::get_metrics, admin::list_outbox,
+        waitlist::join_waitlist, dashboard::get_metrics, admin::list_outbox, admin::set_user_role,
     ),
     components(schemas(ErrorBody))
 )]

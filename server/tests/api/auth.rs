@@ -251,3 +251,26 @@ async fn openapi_document_lists_the_endpoints() {
     assert_eq!(st, StatusCode::NOT_FOUND);
     assert_eq!(b["code"], "not_found");
 }
+
+#[tokio::test]
+async fn role_changes_take_effect_at_once_and_are_audited() {
+    let app = TestApp::spawn().await;
+    let admin = app.login(ADMIN).await;
+    let viewer = app.login(VIEWER).await;
+    let (viewer_id,): (String,) = sqlx::query_as("SELECT id FROM users WHERE email = $1").bind(VIEWER).fetch_one(&app.state.db.pool).await.unwrap();
+    // Non-admins cannot change roles, not even their own.
+    let r = viewer.http.put(app.url(&format!("/api/admin/users/{viewer_id}/role"))).header("x-csrf-token", viewer.cookie("capopt_csrf").unwrap()).json(&json!({"role": "admin"})).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let put = |role: &str| {
+        admin.http.put(app.url(&format!("/api/admin/users/{viewer_id}/role"))).header("x-csrf-token", admin.cookie("capopt_csrf").unwrap()).json(&json!({"role": role})).send()
+    };
+    assert_eq!(put("owner").await.unwrap().status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let (st, me) = body(put("user").await.unwrap()).await;
+    assert_eq!((st, me["role"].as_str()), (StatusCode::OK, Some("user")));
+    assert_eq!(viewer.json("/api/auth/me").await.1["role"], "user", "the open session sees the new role at once");
+    assert_eq!(server::db::misc::audit_count(&app.state.db.pool, "role_changed").await.unwrap(), 1);
+    // An unknown stored role counts as user.
+    sqlx::query("UPDATE users SET role = 'superhero' WHERE id = $1").bind(&viewer_id).execute(&app.state.db.pool).await.unwrap();
+    assert_eq!(viewer.json("/api/auth/me").await.1["role"], "user");
+    assert_eq!(viewer.json("/api/admin/outbox").await.0, StatusCode::FORBIDDEN);
+}
