@@ -3,3 +3,7 @@
 //! SQL, knows nothing of users, and never panics on input.
 
 pub mod model;
+pub mod ingest;
+pub mod columns;
+pub mod mapping;
+pub mod output;

@@ -1,0 +1,232 @@
+//! A block of parsed rows stored flat: one byte buffer and one end offset per cell, so a chunk
+//! of tens of thousands of rows costs a handful of allocations, reused from chunk to chunk.
+
+/// The kind of a cell as the source file stored it. CSV cells are all [`CellKind::Text`];
+/// spreadsheet cells keep their type so a processed spreadsheet writes numbers as numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CellKind {
+    /// Text (or any CSV cell).
+    #[default]
+    Text,
+    /// A number; the text is its shortest decimal form.
+    Number,
+    /// A boolean; the text is `TRUE` or `FALSE`.
+    Bool,
+    /// A date; the text is `YYYY-MM-DD` (or `YYYY-MM-DDTHH:MM:SS` when it has a time).
+    Date,
+    /// A spreadsheet error value such as `#N/A`; the text is the error.
+    Error,
+}
+
+/// Rows of a fixed number of columns, stored flat.
+#[derive(Debug, Clone, Default)]
+pub struct RowChunk {
+    data: Vec<u8>,
+    ends: Vec<u32>,
+    kinds: Vec<CellKind>,
+    ncols: usize,
+    rows: usize,
+    first_row: u64,
+    typed: bool,
+}
+
+impl RowChunk {
+    /// An empty chunk for rows of `ncols` cells.
+    pub fn new(ncols: usize) -> RowChunk {
+        RowChunk {
+            ncols,
+            ..RowChunk::default()
+        }
+    }
+
+    /// Empties the chunk, keeping its allocations, for rows of `ncols` cells whose first row
+    /// has the 1-based data row number `first_row`.
+    pub fn reset(&mut self, ncols: usize, first_row: u64) {
+        self.data.clear();
+        self.ends.clear();
+        self.kinds.clear();
+        self.ncols = ncols;
+        self.rows = 0;
+        self.first_row = first_row;
+        self.typed = false;
+    }
+
+    /// Number of complete rows.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// True when the chunk holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Number of columns of every row.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+
+    /// 1-based data row number (header excluded) of the first row.
+    pub fn first_row(&self) -> u64 {
+        self.first_row
+    }
+
+    /// Bytes held, for memory accounting.
+    pub fn byte_len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Appends one cell to the row being built.
+    #[inline]
+    pub fn push_cell(&mut self, bytes: &[u8], kind: CellKind) {
+        self.data.extend_from_slice(bytes);
+        self.ends.push(self.data.len() as u32);
+        if kind != CellKind::Text && !self.typed {
+            self.typed = true;
+            self.kinds.resize(self.ends.len() - 1, CellKind::Text);
+        }
+        if self.typed {
+            self.kinds.push(kind);
+        }
+    }
+
+    /// Appends the bytes of a cell being built piecewise; finish it with [`RowChunk::end_cell`].
+    #[inline]
+    pub fn extend_cell(&mut self, bytes: &[u8]) {
+        self.data.extend_from_slice(bytes);
+    }
+
+    /// Finishes a cell started with [`RowChunk::extend_cell`].
+    #[inline]
+    pub fn end_cell(&mut self, kind: CellKind) {
+        self.push_cell(&[], kind);
+    }
+
+    /// Closes the row being built: pads missing cells with blanks.
+    #[inline]
+    pub fn end_row(&mut self) {
+        let want = (self.rows + 1) * self.ncols;
+        while self.ends.len() < want {
+            self.push_cell(&[], CellKind::Text);
+        }
+        self.rows += 1;
+    }
+
+    /// Drops the cells of the row being built.
+    pub fn discard_open_row(&mut self) {
+        let keep = self.rows * self.ncols;
+        self.ends.truncate(keep);
+        if self.typed {
+            self.kinds.truncate(keep);
+        }
+        let end = self.ends.last().map_or(0, |e| *e as usize);
+        self.data.truncate(end);
+    }
+
+    /// Number of cells already pushed for the row being built.
+    #[inline]
+    pub fn cells_in_open_row(&self) -> usize {
+        self.ends.len() - self.rows * self.ncols
+    }
+
+    /// Row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> RowRef<'_> {
+        RowRef {
+            chunk: self,
+            base: i * self.ncols,
+        }
+    }
+
+    /// Total capacity held by the chunk's buffers, in bytes.
+    pub fn capacity_bytes(&self) -> usize {
+        self.data.capacity() + self.ends.capacity() * 4 + self.kinds.capacity()
+    }
+}
+
+/// A borrowed row of a [`RowChunk`].
+#[derive(Debug, Clone, Copy)]
+pub struct RowRef<'a> {
+    chunk: &'a RowChunk,
+    base: usize,
+}
+
+impl<'a> RowRef<'a> {
+    /// Number of cells.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.chunk.ncols
+    }
+
+    /// True when the row has no cell.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.chunk.ncols == 0
+    }
+
+    /// The bytes of cell `c` (blank when out of range).
+    #[inline]
+    pub fn get(&self, c: usize) -> &'a [u8] {
+        if c >= self.chunk.ncols {
+            return &[];
+        }
+        let idx = self.base + c;
+        let start = if idx == 0 {
+            0
+        } else {
+            self.chunk.ends[idx - 1] as usize
+        };
+        &self.chunk.data[start..self.chunk.ends[idx] as usize]
+    }
+
+    /// The kind of cell `c`.
+    #[inline]
+    pub fn kind(&self, c: usize) -> CellKind {
+        if self.chunk.typed {
+            self.chunk
+                .kinds
+                .get(self.base + c)
+                .copied()
+                .unwrap_or_default()
+        } else {
+            CellKind::Text
+        }
+    }
+
+    /// The text of cell `c`, when it is valid UTF-8 (ingest guarantees it is).
+    #[inline]
+    pub fn text(&self, c: usize) -> &'a str {
+        std::str::from_utf8(self.get(c)).unwrap_or("")
+    }
+
+    /// All cells, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        (0..self.chunk.ncols).map(move |c| self.get(c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_and_kinds() {
+        let mut c = RowChunk::new(3);
+        c.push_cell(b"a", CellKind::Text);
+        c.push_cell(b"1", CellKind::Number);
+        c.end_row();
+        c.push_cell(b"bb", CellKind::Text);
+        c.end_row();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.row(0).get(0), b"a");
+        assert_eq!(c.row(0).get(1), b"1");
+        assert_eq!(c.row(0).kind(1), CellKind::Number);
+        assert_eq!(c.row(0).get(2), b"");
+        assert_eq!(c.row(1).get(0), b"bb");
+        assert_eq!(c.row(1).get(1), b"");
+        assert_eq!(c.row(1).kind(0), CellKind::Text);
+        c.reset(2, 10);
+        assert!(c.is_empty());
+        assert_eq!(c.first_row(), 10);
+    }
+}

@@ -1,0 +1,299 @@
+//! Reading typed values out of cell text: yes/no flags, credit quality steps and ratings,
+//! maturities and dates. All functions take bytes and never allocate.
+
+use chrono::{Datelike, NaiveDate};
+
+use super::number::{DecimalStyle, parse_number};
+
+/// Trims ASCII whitespace and non-breaking spaces.
+pub fn trim(bytes: &[u8]) -> &[u8] {
+    let mut s = bytes;
+    loop {
+        let before = s.len();
+        s = s.trim_ascii();
+        if let Some(rest) = s.strip_prefix(b"\xC2\xA0") {
+            s = rest;
+        }
+        if let Some(rest) = s.strip_suffix(b"\xC2\xA0") {
+            s = rest;
+        }
+        if s.len() == before {
+            return s;
+        }
+    }
+}
+
+/// Reads a yes/no flag: yes, y, si, sí, s, true, verdadero, x, 1 are `true`; no, n, false,
+/// falso, 0 are `false`; anything else (including blank) is `None`.
+pub fn parse_bool(bytes: &[u8]) -> Option<bool> {
+    let t = trim(bytes);
+    if t.len() > 9 {
+        return None;
+    }
+    let mut buf = [0u8; 9];
+    for (d, s) in buf.iter_mut().zip(t) {
+        *d = s.to_ascii_lowercase();
+    }
+    match &buf[..t.len()] {
+        b"yes" | b"y" | b"si" | b"s\xc3\xad" | b"s\xc3\x8d" | b"s" | b"true" | b"verdadero"
+        | b"x" | b"1" | b"1.0" | b"t" => Some(true),
+        b"no" | b"n" | b"false" | b"falso" | b"0" | b"0.0" | b"f" => Some(false),
+        _ => None,
+    }
+}
+
+/// Reads a credit quality step 1 to 6 (`2`, `2.0`, `CQS 2`, `cqs2`). Out-of-range is `None`.
+pub fn parse_cqs(bytes: &[u8]) -> Option<u8> {
+    let t = trim(bytes);
+    let t = if t.len() >= 3 && t[..3].eq_ignore_ascii_case(b"cqs") {
+        trim(&t[3..])
+    } else {
+        t
+    };
+    let n = parse_number(t, DecimalStyle::Point)?;
+    let v = n.value;
+    if v.fract() == 0.0 && (1.0..=6.0).contains(&v) && !n.percent {
+        Some(v as u8)
+    } else {
+        None
+    }
+}
+
+/// Maps a long-term rating in S&P, Fitch or Moody's notation to a credit quality step
+/// (ITS 2016/1799): AAA to AA- (Aaa to Aa3) 1, A+ to A- (A1 to A3) 2, BBB+ to BBB- (Baa1 to Baa3)
+/// 3, BB+ to BB- (Ba1 to Ba3) 4, B+ to B- (B1 to B3) 5, CCC+ and below (Caa1 and below) 6.
+/// Qualifiers after a space or parenthesis (`AA- (sf)`, `A2 *-`) are ignored; a leading `(P)`
+/// is dropped.
+pub fn rating_to_cqs(bytes: &[u8]) -> Option<u8> {
+    let mut t = trim(bytes);
+    if t.len() >= 3 && t[..3].eq_ignore_ascii_case(b"(p)") {
+        t = trim(&t[3..]);
+    }
+    let end = t
+        .iter()
+        .position(|b| *b == b' ' || *b == b'(' || *b == b'*' || *b == b'/')
+        .unwrap_or(t.len());
+    let mut t = &t[..end];
+    // Drop the modifier: +, - or Moody's 1, 2, 3.
+    if let Some((&last, rest)) = t.split_last()
+        && matches!(last, b'+' | b'-' | b'1' | b'2' | b'3')
+    {
+        t = rest;
+    }
+    if t.is_empty() || t.len() > 3 {
+        return None;
+    }
+    let mut buf = [0u8; 3];
+    for (d, s) in buf.iter_mut().zip(t) {
+        *d = s.to_ascii_uppercase();
+    }
+    match &buf[..t.len()] {
+        b"AAA" | b"AA" => Some(1),
+        b"A" => Some(2),
+        b"BBB" | b"BAA" => Some(3),
+        b"BB" | b"BA" => Some(4),
+        b"B" => Some(5),
+        b"CCC" | b"CAA" | b"CC" | b"CA" | b"C" | b"D" | b"SD" | b"RD" | b"DDD" | b"DD" => Some(6),
+        _ => None,
+    }
+}
+
+/// Days from 1899-12-30, the spreadsheet epoch (serial 1 is 1900-01-01 after the 1900 leap-year
+/// quirk), to 1970-01-01.
+const EXCEL_EPOCH_OFFSET: i64 = 25_569;
+
+/// Converts a spreadsheet date serial number to a date.
+pub fn excel_serial_to_date(serial: f64) -> Option<NaiveDate> {
+    if !(1.0..2_958_466.0).contains(&serial) {
+        return None;
+    }
+    let days = serial.floor() as i64 - EXCEL_EPOCH_OFFSET;
+    NaiveDate::from_ymd_opt(1970, 1, 1)?.checked_add_signed(chrono::TimeDelta::try_days(days)?)
+}
+
+fn num(bytes: &[u8]) -> Option<u32> {
+    if bytes.is_empty() || bytes.len() > 4 || !bytes.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut v = 0u32;
+    for b in bytes {
+        v = v * 10 + u32::from(b - b'0');
+    }
+    Some(v)
+}
+
+/// Reads a date written as `YYYY-MM-DD` (optionally followed by a time), `YYYY/MM/DD`,
+/// `DD/MM/YYYY`, `DD-MM-YYYY` or `DD.MM.YYYY` (day first, as in Spain; `MM/DD/YYYY` is taken
+/// only when the second part is above 12), or a two-digit year (`DD/MM/YY`, years 00-69 read as
+/// 20xx).
+pub fn parse_date(bytes: &[u8]) -> Option<NaiveDate> {
+    let t = trim(bytes);
+    // Cut a time part.
+    let t = match t.iter().position(|b| *b == b'T' || *b == b' ') {
+        Some(p) if p >= 8 => &t[..p],
+        _ => t,
+    };
+    if t.len() < 6 || t.len() > 10 {
+        return None;
+    }
+    let sep = *t.iter().find(|b| matches!(b, b'-' | b'/' | b'.'))?;
+    let mut parts = t.split(|b| *b == sep);
+    let a = parts.next()?;
+    let b = parts.next()?;
+    let c = parts.next()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    let (y, m, d) = if a.len() == 4 {
+        (num(a)? as i32, num(b)?, num(c)?)
+    } else {
+        let year = match c.len() {
+            4 => num(c)? as i32,
+            2 => {
+                let yy = num(c)? as i32;
+                if yy < 70 { 2000 + yy } else { 1900 + yy }
+            }
+            _ => return None,
+        };
+        let (p, q) = (num(a)?, num(b)?);
+        if q > 12 && p <= 12 {
+            (year, p, q)
+        } else {
+            (year, q, p)
+        }
+    };
+    NaiveDate::from_ymd_opt(y, m, d)
+}
+
+/// Average days per month and per year used to turn maturities given as a count into days.
+pub const DAYS_PER_YEAR: f64 = 365.25;
+/// See [`DAYS_PER_YEAR`].
+pub const DAYS_PER_MONTH: f64 = DAYS_PER_YEAR / 12.0;
+
+/// Reads a residual maturity in days relative to `reporting_date`: a date (see [`parse_date`];
+/// a date before the reporting date gives a negative number), a count with a unit (`3m`,
+/// `3 months`, `3 meses`, `90d`, `90 días`, `2y`, `2 years`, `2 años`), a plain number (years;
+/// a plain number above 1,000 is read as a spreadsheet date serial).
+pub fn parse_maturity_days(bytes: &[u8], reporting_date: NaiveDate) -> Option<f64> {
+    let t = trim(bytes);
+    if t.is_empty() {
+        return None;
+    }
+    if let Some(d) = parse_date(t) {
+        return Some((d - reporting_date).num_days() as f64);
+    }
+    // Split number and unit.
+    let split = t
+        .iter()
+        .position(|b| b.is_ascii_alphabetic() || *b >= 0x80)
+        .unwrap_or(t.len());
+    let (n, unit) = (trim(&t[..split]), trim(&t[split..]));
+    if n.is_empty() {
+        return None;
+    }
+    let value = parse_number(n, DecimalStyle::Unknown)?.value;
+    if !value.is_finite() || value < 0.0 {
+        return None;
+    }
+    let mut ubuf = [0u8; 8];
+    let ul = unit.len().min(8);
+    for (d, s) in ubuf.iter_mut().zip(&unit[..ul]) {
+        *d = s.to_ascii_lowercase();
+    }
+    let u = &ubuf[..ul];
+    let factor = if unit.is_empty() {
+        if value > 1000.0 {
+            let date = excel_serial_to_date(value)?;
+            return Some((date - reporting_date).num_days() as f64);
+        }
+        DAYS_PER_YEAR
+    } else if u.starts_with(b"d") {
+        1.0
+    } else if u.starts_with(b"w") || u.starts_with(b"sem") {
+        7.0
+    } else if u.starts_with(b"mo") || u.starts_with(b"me") || u == b"m" {
+        DAYS_PER_MONTH
+    } else if u.starts_with(b"y") || u.starts_with(b"a") {
+        DAYS_PER_YEAR
+    } else {
+        return None;
+    };
+    Some(value * factor)
+}
+
+/// Formats a date as `YYYY-MM-DD` into a fixed buffer.
+pub fn format_date(d: NaiveDate, out: &mut Vec<u8>) {
+    let (y, m, day) = (d.year(), d.month(), d.day());
+    let mut ib = itoa::Buffer::new();
+    out.extend_from_slice(ib.format(y).as_bytes());
+    out.push(b'-');
+    out.push(b'0' + (m / 10) as u8);
+    out.push(b'0' + (m % 10) as u8);
+    out.push(b'-');
+    out.push(b'0' + (day / 10) as u8);
+    out.push(b'0' + (day % 10) as u8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bools() {
+        assert_eq!(parse_bool(b"Yes"), Some(true));
+        assert_eq!(parse_bool(b" S\xc3\xad "), Some(true));
+        assert_eq!(parse_bool(b"no"), Some(false));
+        assert_eq!(parse_bool(b"0"), Some(false));
+        assert_eq!(parse_bool(b""), None);
+        assert_eq!(parse_bool(b"maybe"), None);
+    }
+
+    #[test]
+    fn ratings() {
+        for (r, c) in [
+            ("AAA", 1),
+            ("AA-", 1),
+            ("Aa3", 1),
+            ("A+", 2),
+            ("A2", 2),
+            ("BBB-", 3),
+            ("Baa1", 3),
+            ("BB+", 4),
+            ("Ba2", 4),
+            ("B", 5),
+            ("B3", 5),
+            ("CCC+", 6),
+            ("Caa1", 6),
+            ("D", 6),
+            ("AA- (sf)", 1),
+            ("(P)A1", 2),
+        ] {
+            assert_eq!(rating_to_cqs(r.as_bytes()), Some(c), "{r}");
+        }
+        assert_eq!(rating_to_cqs(b"NR"), None);
+        assert_eq!(rating_to_cqs(b""), None);
+        assert_eq!(parse_cqs(b"2"), Some(2));
+        assert_eq!(parse_cqs(b"CQS 3"), Some(3));
+        assert_eq!(parse_cqs(b"7"), None);
+        assert_eq!(parse_cqs(b"2.5"), None);
+    }
+
+    #[test]
+    fn dates_and_maturities() {
+        let rd = NaiveDate::from_ymd_opt(2025, 6, 30).unwrap();
+        assert_eq!(parse_date(b"2025-09-30"), NaiveDate::from_ymd_opt(2025, 9, 30));
+        assert_eq!(parse_date(b"30/09/2025"), NaiveDate::from_ymd_opt(2025, 9, 30));
+        assert_eq!(parse_date(b"09/30/2025"), NaiveDate::from_ymd_opt(2025, 9, 30));
+        assert_eq!(parse_date(b"2025-09-30T00:00:00"), NaiveDate::from_ymd_opt(2025, 9, 30));
+        assert_eq!(parse_date(b"31/02/2025"), None);
+        assert_eq!(parse_maturity_days(b"2025-09-30", rd), Some(92.0));
+        assert_eq!(parse_maturity_days(b"90d", rd), Some(90.0));
+        assert_eq!(parse_maturity_days(b"3 meses", rd), Some(3.0 * DAYS_PER_MONTH));
+        assert_eq!(parse_maturity_days(b"2 a\xc3\xb1os", rd), Some(2.0 * DAYS_PER_YEAR));
+        assert_eq!(parse_maturity_days(b"0.25", rd), Some(0.25 * DAYS_PER_YEAR));
+        assert_eq!(parse_maturity_days(b"45930", rd), Some(92.0));
+        assert_eq!(parse_maturity_days(b"soon", rd), None);
+        assert_eq!(parse_maturity_days(b"", rd), None);
+        assert_eq!(excel_serial_to_date(45930.0), NaiveDate::from_ymd_opt(2025, 9, 30));
+    }
+}
