@@ -1,0 +1,150 @@
+import { screen, waitFor } from '@testing-library/react'
+
+import { useAuthStore } from '@/lib/auth-store'
+import { json, makeUser, mockApi } from '@/testing/mock-api'
+import { renderRoutes } from '@/testing/render-route'
+
+import { routes } from './routes'
+
+const metrics = {
+  total_value: 1250000,
+  previous_total: 1000000,
+  change_percentage: 25,
+  total_bps: 12.5,
+  total_levers: 3,
+  total_clients: 2,
+  total_projects: 4,
+}
+
+function signedInAs(role: 'admin' | 'user' | 'viewer' | 'approver') {
+  mockApi({
+    'GET /api/auth/me': () => json(200, makeUser({ role, name: role === 'admin' ? 'Alex' : 'Ana' })),
+    'GET /api/admin/dashboard/metrics': () => json(200, metrics),
+  })
+}
+
+function anonymous() {
+  return mockApi({
+    'GET /api/auth/me': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+    'POST /api/auth/refresh': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+  })
+}
+
+beforeEach(() => {
+  useAuthStore.setState({ status: 'initializing', user: null, error: null })
+})
+
+afterEach(() => vi.unstubAllGlobals())
+
+describe('route guard', () => {
+  it('sends an anonymous visitor of /admin/dashboard to /login with the origin path', async () => {
+    anonymous()
+    const { router } = renderRoutes(routes, '/admin/dashboard')
+    expect(await screen.findByRole('heading', { name: 'Welcome Back' })).toBeInTheDocument()
+    expect(router.state.location.pathname).toBe('/login')
+    expect(new URLSearchParams(router.state.location.search).get('redirect')).toBe('/admin/dashboard')
+    expect(router.state.location.state).toEqual({ from: '/admin/dashboard' })
+  })
+
+  it('sends an anonymous visitor of /client/home to /login too', async () => {
+    anonymous()
+    const { router } = renderRoutes(routes, '/client/home?tab=1')
+    await screen.findByRole('heading', { name: 'Welcome Back' })
+    expect(new URLSearchParams(router.state.location.search).get('redirect')).toBe('/client/home?tab=1')
+  })
+
+  it('shows the verifying overlay while the session is restored on protected paths', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    mockApi({
+      'GET /api/auth/me': async () => {
+        await gate
+        return json(200, makeUser())
+      },
+    })
+    renderRoutes(routes, '/client/home')
+    expect(await screen.findByText('Verifying authentication...')).toBeInTheDocument()
+    release()
+    expect(await screen.findByRole('heading', { name: /Welcome, Ana García/ })).toBeInTheDocument()
+    expect(screen.queryByText('Verifying authentication...')).not.toBeInTheDocument()
+  })
+
+  it('adds the error message and the login alert when the session check fails', async () => {
+    useAuthStore.setState({ status: 'error', user: null, error: 'Unable to reach the server.' })
+    const { router } = renderRoutes(routes, '/admin/dashboard')
+    expect(await screen.findByText('Authentication error: Unable to reach the server.')).toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Retry Connection' })).toBeInTheDocument()
+    expect(router.state.location.state).toEqual({
+      from: '/admin/dashboard',
+      authError: 'Authentication error occurred',
+    })
+    expect(await screen.findByText('Authentication required')).toBeInTheDocument()
+  })
+
+  it('sends a non-admin from /admin to /client/home', async () => {
+    signedInAs('user')
+    const { router } = renderRoutes(routes, '/admin/dashboard')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+    expect(await screen.findByRole('heading', { name: /Welcome, Ana/ })).toBeInTheDocument()
+  })
+
+  it('keeps approvers and viewers out of /admin as well', async () => {
+    signedInAs('approver')
+    const { router } = renderRoutes(routes, '/admin')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+  })
+
+  it('lets an admin into the dashboard and redirects /admin there', async () => {
+    signedInAs('admin')
+    const { router } = renderRoutes(routes, '/admin')
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument()
+    expect(router.state.location.pathname).toBe('/admin/dashboard')
+    expect(await screen.findByText('0% churn rate')).toBeInTheDocument()
+  })
+
+  it('redirects /client to /client/home', async () => {
+    signedInAs('viewer')
+    const { router } = renderRoutes(routes, '/client')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+  })
+
+  it('sends a signed-in admin who opens /login to the admin dashboard', async () => {
+    signedInAs('admin')
+    const { router } = renderRoutes(routes, '/login')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/admin/dashboard'))
+  })
+
+  it('sends a signed-in user who opens /login to the client home', async () => {
+    signedInAs('user')
+    const { router } = renderRoutes(routes, '/login')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+  })
+
+  it('returns to the origin path after signing in', async () => {
+    const { default: userEvent } = await import('@testing-library/user-event')
+    anonymous()
+    const { router } = renderRoutes(routes, '/client/home')
+    await screen.findByRole('heading', { name: 'Welcome Back' })
+    mockApi({
+      'POST /api/auth/login': () => json(200, { user: makeUser() }),
+    })
+    await userEvent.type(screen.getByLabelText('Email'), 'user@bank-a.example')
+    await userEvent.type(screen.getByLabelText('Password'), 'Demo-Password-1')
+    await userEvent.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+    expect(await screen.findByRole('heading', { name: /Welcome, Ana García/ })).toBeInTheDocument()
+  })
+
+  it('ignores a redirect to another site', async () => {
+    signedInAs('user')
+    const { router } = renderRoutes(routes, '/login?redirect=//evil.example/x')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+  })
+
+  it('shows the 404 page for unknown paths', async () => {
+    anonymous()
+    renderRoutes(routes, '/no/such/page')
+    expect(await screen.findByRole('heading', { name: 'Oops! Page not found' })).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/')
+  })
+})

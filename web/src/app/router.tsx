@@ -1,0 +1,10 @@
+import { createBrowserRouter } from 'react-router'
+import { RouterProvider } from 'react-router/dom'
+
+import { routes } from './routes'
+
+const router = createBrowserRouter(routes)
+
+export function AppRouter() {
+  return <RouterProvider router={router} />
+}

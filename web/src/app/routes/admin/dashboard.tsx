@@ -1,0 +1,5 @@
+import { AdminDashboard } from '@/features/admin-dashboard/components/admin-dashboard'
+
+export function Component() {
+  return <AdminDashboard />
+}

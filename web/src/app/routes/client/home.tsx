@@ -1,0 +1,5 @@
+import { ClientHome } from '@/features/client-home/components/client-home'
+
+export function Component() {
+  return <ClientHome />
+}

@@ -1,0 +1,48 @@
+import type { Role } from '@/api/types/Role'
+import { LayoutDashboard, Home, type LucideIcon } from 'lucide-react'
+
+import { paths } from './paths'
+
+export type NavItem = { label: string; href: string; icon: LucideIcon }
+export type NavGroup = { label: string; items: NavItem[] }
+
+/**
+ * The sidebars. Only screens that exist are listed: adding a screen is one line in its group.
+ * Groups without items are not shown.
+ */
+export const adminNavigation: NavGroup[] = [
+  {
+    label: 'Main',
+    items: [{ label: 'Dashboard', href: paths.admin.dashboard.getHref(), icon: LayoutDashboard }],
+  },
+  { label: 'Regular Features', items: [] },
+  { label: 'AI Features', items: [] },
+]
+
+export const clientNavigation: NavGroup[] = [
+  {
+    label: 'Navigation',
+    items: [{ label: 'Home', href: paths.client.home.getHref(), icon: Home }],
+  },
+]
+
+export type ProfileLink = { label: string; href: string }
+
+/**
+ * Extra entries of the top-bar profile menu (Sign out is always there). The spec's profile and
+ * settings pages (/admin-profile, /admin-settings, /client-settings) are listed here once they exist.
+ */
+export const profileMenuLinks: Record<'admin' | 'other', ProfileLink[]> = {
+  admin: [],
+  other: [],
+}
+
+/** Admins get the admin sidebar; everyone else the client sidebar. */
+export function navigationFor(role: Role): NavGroup[] {
+  return role === 'admin' ? adminNavigation : clientNavigation
+}
+
+/** Where a signed-in user lands. */
+export function homePathFor(role: Role): string {
+  return role === 'admin' ? paths.admin.dashboard.getHref() : paths.client.home.getHref()
+}

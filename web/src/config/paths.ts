@@ -1,0 +1,44 @@
+/**
+ * Every route of the app, defined once. `path` is the router pattern; `getHref` builds a link.
+ */
+export const paths = {
+  landing: { path: '/', getHref: () => '/' },
+  home: { path: '/home', getHref: () => '/home' },
+  login: {
+    path: '/login',
+    getHref: (redirectTo?: string | null) =>
+      redirectTo ? `/login?redirect=${encodeURIComponent(redirectTo)}` : '/login',
+  },
+  forgotPassword: { path: '/forgot-password', getHref: () => '/forgot-password' },
+  resetPassword: { path: '/reset-password', getHref: () => '/reset-password' },
+  signup: { path: '/signup/:token', getHref: (token: string) => `/signup/${encodeURIComponent(token)}` },
+  terms: { path: '/terms', getHref: () => '/terms' },
+  privacy: { path: '/privacy', getHref: () => '/privacy' },
+  cookies: { path: '/cookies', getHref: () => '/cookies' },
+
+  admin: {
+    root: { path: '/admin', getHref: () => '/admin' },
+    dashboard: { path: '/admin/dashboard', getHref: () => '/admin/dashboard' },
+  },
+  client: {
+    root: { path: '/client', getHref: () => '/client' },
+    home: { path: '/client/home', getHref: () => '/client/home' },
+  },
+} as const
+
+/** Paths on which the 'Verifying authentication...' overlay never shows. */
+export const PATHS_WITHOUT_AUTH_OVERLAY: readonly string[] = [paths.landing.path, paths.home.path, paths.login.path]
+
+/** True for paths of the signed-in areas. */
+export function isProtectedPath(pathname: string): boolean {
+  return /^\/(admin|client)(\/|$)/.test(pathname)
+}
+
+/**
+ * The target after sign-in when a redirect was requested: only paths inside the app are accepted,
+ * never another origin.
+ */
+export function safeRedirect(target: string | null | undefined): string | null {
+  if (!target || !target.startsWith('/') || target.startsWith('//') || target.includes('\\')) return null
+  return isProtectedPath(target.split(/[?#]/)[0] ?? '') ? target : null
+}

@@ -1,0 +1,26 @@
+import type { AdminDashboardMetrics } from '@/api/types/AdminDashboardMetrics'
+import { useQuery } from '@tanstack/react-query'
+
+import { api } from '@/lib/api-client'
+
+export const dashboardMetricsQueryKey = ['admin', 'dashboard', 'metrics'] as const
+
+/** The four headline figures, as plain numbers (64-bit counts arrive as JSON numbers). */
+export type DashboardMetrics = { [K in keyof AdminDashboardMetrics]: number }
+
+export async function getDashboardMetrics(): Promise<DashboardMetrics> {
+  const raw = await api.get<AdminDashboardMetrics>('/api/admin/dashboard/metrics')
+  return {
+    total_value: Number(raw.total_value),
+    previous_total: Number(raw.previous_total),
+    change_percentage: Number(raw.change_percentage),
+    total_bps: Number(raw.total_bps),
+    total_levers: Number(raw.total_levers),
+    total_clients: Number(raw.total_clients),
+    total_projects: Number(raw.total_projects),
+  }
+}
+
+export function useDashboardMetrics() {
+  return useQuery({ queryKey: dashboardMetricsQueryKey, queryFn: getDashboardMetrics })
+}

@@ -1,0 +1,69 @@
+import { format as formatDateFns, isValid, parseISO } from 'date-fns'
+
+/** Shown wherever a value is missing or cannot be read. */
+export const EMPTY_VALUE = '—'
+
+const LOCALE = 'es-ES'
+
+const eurFormatter = new Intl.NumberFormat(LOCALE, {
+  style: 'currency',
+  currency: 'EUR',
+  minimumFractionDigits: 0,
+  maximumFractionDigits: 0,
+})
+
+const bpsFormatter = new Intl.NumberFormat(LOCALE, {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+})
+
+const percentFormatter = new Intl.NumberFormat(LOCALE, {
+  style: 'percent',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+})
+
+const integerFormatter = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 })
+
+function toNumber(value: number | bigint | string | null | undefined): number | null {
+  if (value === null || value === undefined || value === '') return null
+  const n = typeof value === 'number' ? value : Number(value)
+  return Number.isFinite(n) ? n : null
+}
+
+/** An amount in euros, Spanish formatting, no decimals: `1.234.567 €`. */
+export function formatEur(value: number | bigint | string | null | undefined): string {
+  const n = toNumber(value)
+  return n === null ? EMPTY_VALUE : eurFormatter.format(n)
+}
+
+/** Basis points with two decimals, Spanish formatting: `12,35`. */
+export function formatBps(value: number | bigint | string | null | undefined): string {
+  const n = toNumber(value)
+  return n === null ? EMPTY_VALUE : bpsFormatter.format(n)
+}
+
+/** A ratio given as a fraction (0.1234) shown as a percent with two decimals: `12,34 %`. */
+export function formatRatio(value: number | bigint | string | null | undefined): string {
+  const n = toNumber(value)
+  return n === null ? EMPTY_VALUE : percentFormatter.format(n)
+}
+
+/** A value already expressed in percent (12.34) shown with two decimals: `12,34 %`. */
+export function formatPercent(value: number | bigint | string | null | undefined): string {
+  const n = toNumber(value)
+  return n === null ? EMPTY_VALUE : percentFormatter.format(n / 100)
+}
+
+/** A whole count with Spanish digit grouping: `12.345`. */
+export function formatCount(value: number | bigint | string | null | undefined): string {
+  const n = toNumber(value)
+  return n === null ? EMPTY_VALUE : integerFormatter.format(n)
+}
+
+/** A date (ISO 8601 string or Date) as 'MMM d, yyyy': `Jan 5, 2026`. */
+export function formatDate(value: string | Date | null | undefined): string {
+  if (value === null || value === undefined || value === '') return EMPTY_VALUE
+  const date = typeof value === 'string' ? parseISO(value) : value
+  return isValid(date) ? formatDateFns(date, 'MMM d, yyyy') : EMPTY_VALUE
+}

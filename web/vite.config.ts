@@ -1,0 +1,42 @@
+import { fileURLToPath, URL } from 'node:url'
+
+import tailwindcss from '@tailwindcss/vite'
+import react from '@vitejs/plugin-react'
+import { defineConfig } from 'vite'
+
+// Vendor code is split by weight and by who needs it: the landing page pulls only the React
+// runtime, the router and the small shared libraries; the authenticated shell's UI primitives,
+// forms and date handling load with the lazy route modules that use them.
+const vendorGroups: { name: string; test: RegExp; includeDependenciesRecursively?: boolean }[] = [
+  { name: 'vendor-react', test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/ },
+  { name: 'vendor-query', test: /node_modules[\\/]@tanstack[\\/]/ },
+  {
+    // Dialogs, menus and tooltips (not Slot, which the landing page's buttons use).
+    name: 'vendor-radix',
+    test: /node_modules[\\/](@radix-ui[\\/](?!react-slot|react-compose-refs)|@floating-ui|react-remove-scroll[^\\/]*|aria-hidden|react-style-singleton|use-callback-ref|use-sidecar|get-nonce)/,
+    includeDependenciesRecursively: false,
+  },
+  { name: 'vendor-forms', test: /node_modules[\\/](react-hook-form|@hookform)[\\/]/ },
+  { name: 'vendor-zod', test: /node_modules[\\/]zod[\\/]/ },
+  { name: 'vendor-date', test: /node_modules[\\/]date-fns[\\/]/ },
+]
+
+export default defineConfig({
+  plugins: [react(), tailwindcss()],
+  resolve: {
+    alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
+  },
+  server: {
+    // `npm run dev` talks to a locally running `capopt serve` (default port 8080).
+    proxy: { '/api': { target: process.env.CAPOPT_API ?? 'http://127.0.0.1:8080', ws: true } },
+  },
+  build: {
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: vendorGroups,
+        },
+      },
+    },
+  },
+})
