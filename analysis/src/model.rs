@@ -94,8 +94,19 @@ pub struct ExposureRow<'a> {
     pub cqs: Option<u8>,
     /// Collateral_Value.
     pub collateral_value: Option<f64>,
-    /// Collateral_Risk_Weight in percent.
+    /// Collateral_Risk_Weight in percent: the weight of a direct exposure to the collateral
+    /// instrument (Art. 222(1)).
     pub collateral_rw_pct: Option<f64>,
+    /// The Maturity cell read as a calendar date, when it was one. The engine then tests the
+    /// 3-month edge in calendar months from the reporting date (exact), and otherwise falls back
+    /// to the day counts above.
+    pub maturity_date: Option<chrono::NaiveDate>,
+    /// SCRA_Grade of an unrated institution (CRR3 Art. 121): `A+`, `A`, `B` or `C`.
+    pub scra_grade: &'a str,
+    /// Collateral_Type (for example `cash`, `deposit`, `sovereign_bond`, `bond`, `equity`).
+    pub collateral_type: &'a str,
+    /// Collateral_Currency (ISO 4217); empty means "same as the exposure" is not known.
+    pub collateral_currency: &'a str,
 }
 
 /// Outcome of matching a row against reference data.

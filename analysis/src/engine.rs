@@ -1,0 +1,702 @@
+//! The row engine: one [`Decision`] per exposure row and lever.
+//!
+//! # Interface (what the pipeline codes against)
+//!
+//! ```text
+//! let rules   = RuleSet::for_reporting_date(date);           // or RuleSet::by_id("SPEC-LEGACY")?
+//! let refdata = Arc::new(RefData::load_dir(dir)?);           // or RefData::builtin_shared()
+//! let engine  = Engine::new(rules, refdata, EngineContext::new(date));   // client_country "ES"
+//! // per row, from any thread (Engine is Send + Sync):
+//! let d: Decision<'_> = engine.evaluate(Lever::Pse, &row);
+//! d.suggested_rw_pct            // f64, percent, never above d.current_rw_pct
+//! d.current_rw_pct              // f64, percent (100 when the row had none: flag CURRENT_RW_DEFAULTED)
+//! d.regulatory_rw_pct           // Option<f64>: the rule's weight before the clamp
+//! d.status                      // MatchStatus::{Matched, NotMatched, Error} -> .as_str()
+//! d.applied_rule                // AppliedRule: Display "PSE_AS_CG > SOV_DOMESTIC" (empty when none)
+//! d.regulatory_reference        // Reference: Display "CRR Art. 116(4); CRR Art. 114(4)"
+//! d.details                     // Details: Display = the Match_Details text (spec texts verbatim)
+//! d.flags                       // Flags: .contains(Flags::CURRENT_BELOW_REGULATORY), Display lists them
+//! d.rw_delta_pct()              // current - suggested
+//! d.capital_saving(amount)      // amount x (current - suggested) / 100  (an RWA reduction)
+//! ```
+//!
+//! `Decision<'a>` borrows from the engine (rule tables, reference entities) and from the row (the
+//! NIF/LEI/name shown in a message), so the hot path allocates nothing; write the texts with
+//! `write!(out, "{}", d.details)` or keep them with `.to_string()`.
+//!
+//! Inputs the engine reads from [`ExposureRow`]: `current_rw_pct`, `nif` (PSE, RGLA), `lei` and
+//! `legal_name` (MDB, institutions, ECB), `country` (sovereigns, institutions, corporates'
+//! sovereign floor), `currency` (domestic-currency rules 114(4), 115(5), collateral), `cqs`
+//! (institutions, corporates, unrated-in-reference MDBs, sovereigns missing from the reference
+//! list), `original_maturity_days` / `maturity_date` / `residual_maturity_days` (short-term rules),
+//! `scra_grade` (unrated institutions under CRR3), `asset_class`, `eligible_collateral`,
+//! `exposure_amount`, `collateral_value`, `collateral_rw_pct`, `collateral_type`,
+//! `collateral_currency` (corporates).
+//!
+//! Three-month edge: with a `maturity_date` the engine compares calendar dates (maturity on or
+//! before reporting date + 3 months is short-term); with day counts only, 92 days or fewer
+//! (the longest three-calendar-month span) is short-term.
+
+use std::fmt;
+use std::sync::Arc;
+
+use chrono::{Months, NaiveDate};
+
+use crate::model::{ExposureRow, Lever, MatchStatus};
+use crate::refdata::{Country, Institution, LeiError, MdbEntity, MdbKind, Nif, NifError, PublicEntity, RefData};
+use crate::rules::{RuleSet, RuleTable};
+
+/// Run-level inputs of the engine.
+#[derive(Debug, Clone)]
+pub struct EngineContext {
+    /// Reporting date: maturities are measured from it.
+    pub reporting_date: NaiveDate,
+    /// The client's home country (ISO alpha-2), "ES" by default. Used by the specification's
+    /// "own government" rules.
+    pub client_country: String,
+}
+
+impl EngineContext {
+    /// A context for this reporting date with the default client country, Spain.
+    pub fn new(reporting_date: NaiveDate) -> EngineContext {
+        EngineContext { reporting_date, client_country: "ES".to_string() }
+    }
+}
+
+/// Day count at or below which a maturity without a calendar date is "three months or less".
+pub const SHORT_TERM_MAX_DAYS: f64 = 92.0;
+
+/// The row engine. Immutable, `Send + Sync`; share it by reference across threads.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub(crate) rules: Arc<RuleSet>,
+    pub(crate) refdata: Arc<RefData>,
+    pub(crate) ctx: EngineContext,
+    pub(crate) client_country: Option<Country>,
+    pub(crate) three_months: Option<NaiveDate>,
+}
+
+impl Engine {
+    /// Builds an engine for one run.
+    pub fn new(rules: Arc<RuleSet>, refdata: Arc<RefData>, ctx: EngineContext) -> Engine {
+        let client_country = Country::parse(&ctx.client_country);
+        let three_months = ctx.reporting_date.checked_add_months(Months::new(3));
+        Engine { rules, refdata, ctx, client_country, three_months }
+    }
+
+    /// The rule set in use.
+    pub fn rules(&self) -> &Arc<RuleSet> {
+        &self.rules
+    }
+
+    /// The reference data in use.
+    pub fn refdata(&self) -> &Arc<RefData> {
+        &self.refdata
+    }
+
+    /// The run context.
+    pub fn context(&self) -> &EngineContext {
+        &self.ctx
+    }
+
+    /// Evaluates one row under a lever. Never panics and allocates nothing.
+    pub fn evaluate<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
+        self.dispatch(lever, row)
+    }
+}
+
+/// Bit flags on a decision.
+#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Flags(u16);
+
+impl Flags {
+    /// No flag.
+    pub const NONE: Flags = Flags(0);
+    /// The regulation allows a higher weight than the file's current one: current kept, saving 0.
+    pub const CURRENT_BELOW_REGULATORY: Flags = Flags(1);
+    /// The row had no current weight: 100 % assumed (as the specification says).
+    pub const CURRENT_RW_DEFAULTED: Flags = Flags(1 << 1);
+    /// No usable maturity: short-term treatments were not considered.
+    pub const MATURITY_MISSING: Flags = Flags(1 << 2);
+    /// The rule wants the original maturity; only the file's Maturity (taken as residual) was
+    /// available and was used in its place.
+    pub const RESIDUAL_AS_ORIGINAL: Flags = Flags(1 << 3);
+    /// No currency: domestic-currency treatments (114(4), 115(5), 222(6)) were not applied.
+    pub const CURRENCY_MISSING: Flags = Flags(1 << 4);
+    /// The credit quality step came from the file, not from the reference list.
+    pub const CQS_FROM_FILE: Flags = Flags(1 << 5);
+    /// The counterparty was matched by legal name, acronym or alias (not by identifier).
+    pub const MATCHED_BY_NAME: Flags = Flags(1 << 6);
+    /// Something needs a person's review (for example collateral flagged but not valued).
+    pub const NEEDS_REVIEW: Flags = Flags(1 << 7);
+    /// A sovereign floor raised the weight (unrated corporate or foreign-currency institution).
+    pub const SOVEREIGN_FLOOR: Flags = Flags(1 << 8);
+    /// The counterparty is not in the reference list; the file's own data was used.
+    pub const NOT_IN_REFERENCE: Flags = Flags(1 << 9);
+    /// The LEI failed its check digits; the name was used instead.
+    pub const INVALID_LEI: Flags = Flags(1 << 10);
+
+    const NAMES: [(Flags, &'static str); 11] = [
+        (Flags::CURRENT_BELOW_REGULATORY, "current RW below regulatory RW"),
+        (Flags::CURRENT_RW_DEFAULTED, "current RW missing, 100% assumed"),
+        (Flags::MATURITY_MISSING, "maturity missing"),
+        (Flags::RESIDUAL_AS_ORIGINAL, "maturity taken as original maturity"),
+        (Flags::CURRENCY_MISSING, "currency missing"),
+        (Flags::CQS_FROM_FILE, "CQS from file"),
+        (Flags::MATCHED_BY_NAME, "matched by name"),
+        (Flags::NEEDS_REVIEW, "review needed"),
+        (Flags::SOVEREIGN_FLOOR, "sovereign floor applied"),
+        (Flags::NOT_IN_REFERENCE, "not in reference list"),
+        (Flags::INVALID_LEI, "invalid LEI"),
+    ];
+
+    /// True when all bits of `other` are set.
+    #[inline]
+    pub fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0 && other.0 != 0
+    }
+
+    /// True when no flag is set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The raw bits.
+    pub fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// Iterates the human-readable names of the set flags.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Flags::NAMES.into_iter().filter(move |(f, _)| self.contains(*f)).map(|(_, n)| n)
+    }
+}
+
+impl std::ops::BitOr for Flags {
+    type Output = Flags;
+    fn bitor(self, rhs: Flags) -> Flags {
+        Flags(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Flags {
+    fn bitor_assign(&mut self, rhs: Flags) {
+        self.0 |= rhs.0;
+    }
+}
+
+impl fmt::Display for Flags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, n) in self.names().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            f.write_str(n)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Flags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Flags({self})")
+    }
+}
+
+/// The rule tables a decision used (at most two: a rule and the table it points to).
+#[derive(Clone, Copy)]
+pub struct AppliedRule<'a> {
+    pub(crate) rule_set: &'a str,
+    pub(crate) tables: [Option<&'a RuleTable>; 2],
+}
+
+impl<'a> AppliedRule<'a> {
+    pub(crate) fn none(rule_set: &'a str) -> AppliedRule<'a> {
+        AppliedRule { rule_set, tables: [None, None] }
+    }
+
+    /// The rule set id.
+    pub fn rule_set(&self) -> &'a str {
+        self.rule_set
+    }
+
+    /// The main table id (`PSE_UNRATED`), if a rule applied.
+    pub fn primary(&self) -> Option<&'a str> {
+        self.tables[0].map(|t| t.id())
+    }
+
+    /// The table the main rule pointed to (`SOV_DOMESTIC` after `PSE_AS_CG`), if any.
+    pub fn secondary(&self) -> Option<&'a str> {
+        self.tables[1].map(|t| t.id())
+    }
+
+    /// True when no rule applied.
+    pub fn is_none(&self) -> bool {
+        self.tables[0].is_none()
+    }
+}
+
+impl fmt::Display for AppliedRule<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for t in self.tables.iter().flatten() {
+            if !first {
+                f.write_str(" > ")?;
+            }
+            f.write_str(t.id())?;
+            first = false;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for AppliedRule<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AppliedRule({}: {self})", self.rule_set)
+    }
+}
+
+/// The Regulatory_Reference of a decision (the articles of its tables).
+#[derive(Clone, Copy)]
+pub struct Reference<'a>(pub(crate) [Option<&'a RuleTable>; 2]);
+
+impl fmt::Display for Reference<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for t in self.0.iter().flatten() {
+            if !first {
+                f.write_str("; ")?;
+            }
+            f.write_str(t.reference())?;
+            first = false;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Reference<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Reference({self})")
+    }
+}
+
+/// Who the row was matched to.
+#[derive(Debug, Clone, Copy)]
+pub enum Subject<'a> {
+    /// A public sector entity.
+    Pse(&'a PublicEntity),
+    /// A regional government or local authority.
+    Rgla(&'a PublicEntity),
+    /// An MDB, international organisation or the ECB.
+    Mdb(&'a MdbEntity),
+    /// An institution: from the reference list, or as described by the file.
+    Institution {
+        /// The reference entry, when found.
+        entity: Option<&'a Institution>,
+        /// The row's LEI.
+        lei: &'a str,
+        /// The row's legal name.
+        name: &'a str,
+    },
+    /// A corporate, as described by the file.
+    Corporate {
+        /// The row's legal name.
+        name: &'a str,
+    },
+    /// A central government.
+    Sovereign(Country),
+}
+
+/// Why the weight is what it is.
+#[derive(Debug, Clone, Copy)]
+pub enum Reason<'a> {
+    /// Treated as the central government; `domestic` when the domestic-currency rule applied.
+    TreatedAsCentralGovernment {
+        /// Its jurisdiction.
+        country: Country,
+        /// 114(4) applied.
+        domestic: bool,
+        /// Sovereign CQS used otherwise.
+        cqs: Option<u8>,
+    },
+    /// An EU Member State regional/local body in its domestic currency (115(5)).
+    MemberStateDomesticCurrency {
+        /// Its jurisdiction.
+        country: Country,
+    },
+    /// Short-term treatment.
+    ShortTerm {
+        /// The counterparty's CQS or SCRA grade text, when the table is keyed by one.
+        cqs: Option<u8>,
+    },
+    /// The counterparty's own rating.
+    EntityRating(u8),
+    /// The rating of the counterparty's central government.
+    SovereignRating {
+        /// The jurisdiction, when known.
+        country: Option<Country>,
+        /// Its CQS (`None`: unrated).
+        cqs: Option<u8>,
+    },
+    /// A zero-weight list entry (117(2), 118, ECB).
+    Listed(MdbKind),
+    /// An unrated MDB outside the 117(2) list.
+    UnratedMdb,
+    /// An unrated institution under the SCRA.
+    Scra {
+        /// The grade as written.
+        grade: &'a str,
+        /// Short-term table used.
+        short: bool,
+    },
+    /// A rated corporate.
+    CorporateRated(u8),
+    /// An unrated corporate (100 %, or its sovereign's weight if higher).
+    CorporateUnrated,
+    /// Financial collateral under the simple method (Art. 222).
+    Collateral {
+        /// The obligor's own weight.
+        base_rw: f64,
+        /// The weight given to the covered part.
+        collateral_rw: f64,
+        /// Covered share of the exposure, 0..1.
+        covered_share: f64,
+    },
+    /// A sovereign exposure in its domestic currency (114(4)) or to the ECB (114(3)).
+    SovereignDomestic {
+        /// The sovereign.
+        country: Country,
+    },
+    /// The specification's own-government rule.
+    SpecOwnGovernment {
+        /// The shared jurisdiction.
+        country: Country,
+        /// Its CQS.
+        cqs: Option<u8>,
+    },
+    /// A specification table by CQS.
+    SpecTable {
+        /// The CQS used.
+        cqs: Option<u8>,
+        /// The short-term column was used.
+        short: bool,
+    },
+    /// The specification's generic 100 to 75 % corporate rule.
+    SpecGenericCollateral,
+    /// The specification's RGLA default.
+    SpecDefault,
+    /// No rating (a sovereign or MDB without one).
+    Unrated,
+}
+
+/// The Match_Details of a decision; `Display` renders the text.
+#[derive(Debug, Clone, Copy)]
+pub enum Details<'a> {
+    /// "Missing required fields: {list}".
+    MissingFields(&'static str),
+    /// "Missing required NIF field".
+    MissingNif,
+    /// "Missing required LEI and Legal_Name fields".
+    MissingLeiAndName,
+    /// The NIF failed its format or check character.
+    InvalidNif {
+        /// As written.
+        raw: &'a str,
+        /// Why.
+        error: NifError,
+    },
+    /// The LEI failed its format or check digits (and no name could stand in).
+    InvalidLei {
+        /// As written.
+        raw: &'a str,
+        /// Why.
+        error: LeiError,
+    },
+    /// The lever's reference list is empty.
+    ReferenceEmpty(Lever),
+    /// "NIF x not found in Spanish PSE database" / "... RGLA database".
+    NifNotFound {
+        /// The normalised NIF.
+        nif: Nif,
+        /// Which list.
+        lever: Lever,
+    },
+    /// "MDB entity not found using LEI: .. or Legal Name: ..".
+    MdbNotFound {
+        /// The row's LEI.
+        lei: &'a str,
+        /// The row's legal name.
+        name: &'a str,
+    },
+    /// The legal name designates two different entities.
+    AmbiguousName {
+        /// The row's legal name.
+        name: &'a str,
+        /// One candidate.
+        a: &'a str,
+        /// The other.
+        b: &'a str,
+    },
+    /// The country is not a code or not in the sovereign list (and the file has no CQS).
+    CountryNotFound {
+        /// As written.
+        country: &'a str,
+    },
+    /// "No analysis function found for lever".
+    NoAnalysisFunction(Lever),
+    /// The row's asset class is not a corporate one.
+    NotCorporate {
+        /// As written.
+        asset_class: &'a str,
+    },
+    /// Neither a CQS nor an SCRA grade for an institution.
+    InstitutionUnassessed,
+    /// The specification's generic corporate rule does not apply to this row.
+    SpecGenericNotApplicable,
+    /// The current weight is negative.
+    InvalidCurrentRw(f64),
+    /// The row's CQS is outside 1..6.
+    InvalidCqs(u8),
+    /// The rule set has no table for this case (a custom or incomplete rule set).
+    NoRule(&'static str),
+    /// A weight was determined.
+    Matched(Explanation<'a>),
+}
+
+/// What a matched decision rests on.
+#[derive(Debug, Clone, Copy)]
+pub struct Explanation<'a> {
+    /// The counterparty.
+    pub subject: Subject<'a>,
+    /// Why.
+    pub reason: Reason<'a>,
+    /// The rule's weight.
+    pub regulatory_rw_pct: f64,
+    /// The file's current weight.
+    pub current_rw_pct: f64,
+    /// The rule's weight was above the current one: current kept.
+    pub clamped: bool,
+    /// Collateral was flagged but could not be recognised (not valued).
+    pub collateral_not_recognised: bool,
+}
+
+struct Pct(f64);
+
+impl fmt::Display for Pct {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        if (v - v.round()).abs() < 1e-9 {
+            write!(f, "{}%", v.round() as i64)
+        } else {
+            let s = format!("{v:.4}");
+            write!(f, "{}%", s.trim_end_matches('0').trim_end_matches('.'))
+        }
+    }
+}
+
+struct CqsText(Option<u8>);
+
+impl fmt::Display for CqsText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(c) => write!(f, "CQS {c}"),
+            None => f.write_str("unrated"),
+        }
+    }
+}
+
+impl fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Pse(e) => write!(f, "PSE {} (NIF {})", e.legal_name, e.nif),
+            Subject::Rgla(e) => write!(f, "RGLA {} (NIF {})", e.legal_name, e.nif),
+            Subject::Mdb(e) => match e.lei {
+                Some(l) => write!(f, "{} {} (LEI {l})", e.label(), e.legal_name),
+                None => write!(f, "{} {}", e.label(), e.legal_name),
+            },
+            Subject::Institution { entity: Some(e), .. } => match e.lei {
+                Some(l) => write!(f, "Institution {} (LEI {l})", e.legal_name),
+                None => write!(f, "Institution {}", e.legal_name),
+            },
+            Subject::Institution { entity: None, lei, name } => {
+                f.write_str("Institution")?;
+                if !name.is_empty() {
+                    write!(f, " {name}")?;
+                }
+                if !lei.is_empty() {
+                    write!(f, " (LEI {lei})")?;
+                }
+                Ok(())
+            }
+            Subject::Corporate { name } if !name.is_empty() => write!(f, "Corporate {name}"),
+            Subject::Corporate { .. } => f.write_str("Corporate"),
+            Subject::Sovereign(c) => write!(f, "Central government {c}"),
+        }
+    }
+}
+
+impl fmt::Display for Reason<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Reason::TreatedAsCentralGovernment { country, domestic: true, .. } => {
+                write!(f, "treated as central government {country}, exposure in its domestic currency")
+            }
+            Reason::TreatedAsCentralGovernment { country, domestic: false, cqs } => {
+                write!(f, "treated as central government {country} ({})", CqsText(cqs))
+            }
+            Reason::MemberStateDomesticCurrency { country } => {
+                write!(f, "{country} regional or local authority, exposure in its domestic currency")
+            }
+            Reason::ShortTerm { cqs: Some(c) } => write!(f, "maturity of three months or less, CQS {c}"),
+            Reason::ShortTerm { cqs: None } => f.write_str("original maturity of three months or less"),
+            Reason::EntityRating(c) => write!(f, "own rating CQS {c}"),
+            Reason::SovereignRating { country: Some(c), cqs } => write!(f, "unrated; central government {c} {}", CqsText(cqs)),
+            Reason::SovereignRating { country: None, cqs } => write!(f, "unrated; central government {}", CqsText(cqs)),
+            Reason::Listed(MdbKind::Listed117_2) => f.write_str("multilateral development bank listed in Art. 117(2)"),
+            Reason::Listed(MdbKind::InternationalOrg118) => f.write_str("international organisation listed in Art. 118"),
+            Reason::Listed(MdbKind::Ecb114_3) => f.write_str("European Central Bank"),
+            Reason::Listed(MdbKind::Other117_1) => f.write_str("multilateral development bank"),
+            Reason::UnratedMdb => f.write_str("unrated multilateral development bank outside the Art. 117(2) list"),
+            Reason::Scra { grade, short: false } => write!(f, "unrated; SCRA grade {grade}"),
+            Reason::Scra { grade, short: true } => write!(f, "unrated; SCRA grade {grade}, short-term"),
+            Reason::CorporateRated(c) => write!(f, "rated CQS {c}"),
+            Reason::CorporateUnrated => f.write_str("unrated"),
+            Reason::Collateral { base_rw, collateral_rw, covered_share } => write!(
+                f,
+                "{:.1}% covered by financial collateral at {} (simple method), rest at {}",
+                covered_share * 100.0,
+                Pct(collateral_rw),
+                Pct(base_rw)
+            ),
+            Reason::SovereignDomestic { country } => write!(f, "exposure in the domestic currency of {country}"),
+            Reason::SpecOwnGovernment { country, cqs } => {
+                write!(f, "client and entity share the own government {country} ({})", CqsText(cqs))
+            }
+            Reason::SpecTable { cqs, short: true } => write!(f, "government {}, maturity of three months or less", CqsText(cqs)),
+            Reason::SpecTable { cqs, short: false } => write!(f, "government {}", CqsText(cqs)),
+            Reason::SpecGenericCollateral => f.write_str("corporate with eligible collateral at 100%"),
+            Reason::SpecDefault => f.write_str("no rating and no own-government weight"),
+            Reason::Unrated => f.write_str("unrated"),
+        }
+    }
+}
+
+impl fmt::Display for Details<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Details::MissingFields(list) => write!(f, "Missing required fields: {list}"),
+            Details::MissingNif => f.write_str("Missing required NIF field"),
+            Details::MissingLeiAndName => f.write_str("Missing required LEI and Legal_Name fields"),
+            Details::InvalidNif { raw, error } => write!(f, "Invalid NIF {}: {error}", raw.trim()),
+            Details::InvalidLei { raw, error } => write!(f, "Invalid LEI {}: {error}", raw.trim()),
+            Details::ReferenceEmpty(Lever::Pse) => f.write_str("PSE reference data is empty"),
+            Details::ReferenceEmpty(Lever::Rgla) => f.write_str("RGLA reference data not available - analysis skipped"),
+            Details::ReferenceEmpty(Lever::Mdb) => f.write_str("MDB reference data not available/empty"),
+            Details::ReferenceEmpty(Lever::Sovereigns) => f.write_str("Sovereign reference data is empty"),
+            Details::ReferenceEmpty(l) => write!(f, "{} reference data is empty", l.as_str()),
+            Details::NifNotFound { nif, lever: Lever::Rgla } => write!(f, "NIF {nif} not found in Spanish RGLA database"),
+            Details::NifNotFound { nif, .. } => write!(f, "NIF {nif} not found in Spanish PSE database"),
+            Details::MdbNotFound { lei, name } => {
+                write!(f, "MDB entity not found using LEI: {} or Legal Name: {}", lei.trim(), name.trim())
+            }
+            Details::AmbiguousName { name, a, b } => {
+                write!(f, "Legal Name {} matches more than one entity ({a}, {b}): provide the LEI", name.trim())
+            }
+            Details::CountryNotFound { country } => {
+                write!(f, "Country {} not found in sovereign reference data", country.trim())
+            }
+            Details::NoAnalysisFunction(l) => write!(f, "No analysis function found for lever: {}", l.as_str()),
+            Details::NotCorporate { asset_class } => {
+                write!(f, "Asset class {} is not a corporate exposure", asset_class.trim())
+            }
+            Details::InstitutionUnassessed => f.write_str(
+                "Missing required fields: Credit_Quality_Step or SCRA_Grade (unrated institution without SCRA grade)",
+            ),
+            Details::SpecGenericNotApplicable => f.write_str(
+                "Generic rule not applicable: needs Corporate asset class, eligible collateral Yes and current RW 100%",
+            ),
+            Details::InvalidCurrentRw(v) => write!(f, "Invalid Current_Risk_Weight: {v}"),
+            Details::InvalidCqs(c) => write!(f, "Invalid Credit_Quality_Step: {c} (expected 1 to 6)"),
+            Details::NoRule(what) => write!(f, "Analysis error: the rule set has no rule for {what}"),
+            Details::Matched(e) => {
+                write!(f, "{}: {}; regulatory RW {}", e.subject, e.reason, Pct(e.regulatory_rw_pct))?;
+                if e.clamped {
+                    write!(
+                        f,
+                        "; current RW {} is below the regulatory RW {}: current kept",
+                        Pct(e.current_rw_pct),
+                        Pct(e.regulatory_rw_pct)
+                    )?;
+                }
+                if e.collateral_not_recognised {
+                    f.write_str("; eligible collateral flagged without value and risk weight: not recognised, review")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The engine's verdict on one row.
+#[derive(Debug, Clone, Copy)]
+pub struct Decision<'a> {
+    /// Suggested weight in percent; never above `current_rw_pct`.
+    pub suggested_rw_pct: f64,
+    /// The weight used as "current" (100 when the row had none).
+    pub current_rw_pct: f64,
+    /// The rule's weight before the clamp; `None` when no rule applied.
+    pub regulatory_rw_pct: Option<f64>,
+    /// matched, not_matched or error.
+    pub status: MatchStatus,
+    /// The rule tables used (Applied_Rule).
+    pub applied_rule: AppliedRule<'a>,
+    /// The articles (Regulatory_Reference).
+    pub regulatory_reference: Reference<'a>,
+    /// The Match_Details text.
+    pub details: Details<'a>,
+    /// Flags.
+    pub flags: Flags,
+}
+
+impl Decision<'_> {
+    /// RW_Delta: current minus suggested, in percentage points (never negative).
+    #[inline]
+    pub fn rw_delta_pct(&self) -> f64 {
+        self.current_rw_pct - self.suggested_rw_pct
+    }
+
+    /// Capital_Saving: exposure x (current - suggested) / 100. This is an RWA reduction, valid
+    /// when the amount is the standardised exposure value.
+    #[inline]
+    pub fn capital_saving(&self, exposure_amount: f64) -> f64 {
+        let s = exposure_amount * self.rw_delta_pct() / 100.0;
+        if s.is_finite() { s } else { 0.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_text() {
+        assert_eq!(Pct(20.0).to_string(), "20%");
+        assert_eq!(Pct(37.5).to_string(), "37.5%");
+        assert_eq!(Pct(0.0).to_string(), "0%");
+    }
+
+    #[test]
+    fn flags_render() {
+        let f = Flags::CURRENT_BELOW_REGULATORY | Flags::CURRENCY_MISSING;
+        assert!(f.contains(Flags::CURRENT_BELOW_REGULATORY));
+        assert!(!f.contains(Flags::NEEDS_REVIEW));
+        assert_eq!(f.to_string(), "current RW below regulatory RW; currency missing");
+    }
+
+    #[test]
+    fn engine_is_send_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Engine>();
+        assert_send_sync::<Decision<'static>>();
+    }
+}

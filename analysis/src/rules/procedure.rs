@@ -1,0 +1,933 @@
+//! Decision procedures: for each lever, the order in which the rule tables are consulted. The
+//! order follows the article, never "lowest weight wins":
+//!
+//! - **PSE (Art. 116)**: 116(4) treated as central government -> sovereign rules (114(4) domestic
+//!   currency 0 %, else Table 1 by sovereign CQS); else original maturity of three months or less
+//!   -> 116(3) 20 %; else own rating -> 116(2); else the sovereign's CQS -> 116(1) Table 2
+//!   (sovereign unrated: 100 %).
+//! - **RGLA (Art. 115)**: 115(2) treated as central government -> sovereign rules; else EU Member
+//!   State body in its domestic currency -> 115(5) 20 %; else own rating -> rated table; else the
+//!   sovereign's CQS -> unrated table.
+//! - **MDB (Art. 117, 118, 114(3))**: ECB -> 0 %; Art. 118 organisation -> 0 %; 117(2) listed -> 0 %;
+//!   else own rating -> MDB table; else the unrated MDB weight (CRR3 50 %; CRR2 via the
+//!   institution tables).
+//! - **Institutions (Art. 120, 121)**: rated -> short-term table when the maturity qualifies
+//!   (CRR2: residual <= 3 months; CRR3: original <= 3 months), else Table 3 / ECRA; unrated ->
+//!   CRR3 SCRA grade (short-term grade table when the original maturity <= 3 months; foreign-
+//!   currency exposures floored at the sovereign's weight, Art. 121(6)); CRR2 121(3) short-term
+//!   20 % or Table 5 by the sovereign's CQS.
+//! - **Corporates (Art. 122, 222)**: rated -> Table 6; unrated -> 100 % or the sovereign's weight
+//!   if higher; then valued financial collateral under the simple method: the covered part takes
+//!   the collateral's weight floored at 20 % (0 % for same-currency cash, or 0 %-weighted sovereign
+//!   debt discounted by 20 %, Art. 222(6)). Collateral flagged but not valued is not recognised and
+//!   the row is flagged for review.
+//! - **Sovereigns (Art. 114)**: ECB -> 0 %; EU Member State in its domestic currency -> 0 %; else
+//!   Table 1 by CQS; unrated -> 100 %.
+//!
+//! The specification's rule sets (`SPEC-LEGACY`, `SPEC-LEGACY-ADMIN`) have their own procedures:
+//! the own-government rule first, then the specification's PSE and MDB tables, its RGLA rule and
+//! its generic corporate 100 to 75 % rule; institutions and sovereigns have no function there.
+//!
+//! Every procedure ends with the clamp: the suggestion is never above the current weight.
+
+use crate::engine::{
+    AppliedRule, Decision, Details, Engine, Explanation, Flags, Reason, Reference, SHORT_TERM_MAX_DAYS, Subject,
+};
+use crate::model::{ExposureRow, Lever, MatchStatus};
+use crate::refdata::{Country, Currency, Institution, Lei, MdbEntity, MdbKind, NameMatch, Nif, PublicEntity};
+use crate::rules::{Basis, Family, MaturityBucket, RuleTable, Slot, Weight};
+
+/// The current weight as the engine uses it.
+#[derive(Clone, Copy)]
+struct Current {
+    value: f64,
+    flags: Flags,
+    negative: bool,
+}
+
+fn current(row: &ExposureRow<'_>) -> Current {
+    match row.current_rw_pct {
+        Some(v) if v.is_finite() && v >= 0.0 => Current { value: v, flags: Flags::NONE, negative: false },
+        Some(v) if v.is_finite() => Current { value: v, flags: Flags::NONE, negative: true },
+        _ => Current { value: 100.0, flags: Flags::CURRENT_RW_DEFAULTED, negative: false },
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Term {
+    Short,
+    Long,
+    Unknown,
+}
+
+fn days_term(d: f64) -> Term {
+    if d <= SHORT_TERM_MAX_DAYS + 1e-9 { Term::Short } else { Term::Long }
+}
+
+fn finite(v: Option<f64>) -> Option<f64> {
+    v.filter(|x| x.is_finite())
+}
+
+#[inline]
+fn pct(w: Option<Weight>) -> Option<f64> {
+    w.and_then(Weight::pct)
+}
+
+fn currency_loose(s: &str) -> Option<Currency> {
+    let t = s.trim();
+    if t == "€" || t.eq_ignore_ascii_case("euro") || t.eq_ignore_ascii_case("euros") {
+        return Currency::parse("EUR");
+    }
+    Currency::parse(t)
+}
+
+/// Country codes as written, accepting a few common names for the client's markets.
+fn country_loose(s: &str) -> Option<Country> {
+    let t = s.trim();
+    if let Some(c) = Country::parse(t) {
+        return Some(c);
+    }
+    let code = match t.to_ascii_lowercase().as_str() {
+        "spain" | "españa" | "espana" | "esp" => "ES",
+        "germany" | "alemania" | "deu" => "DE",
+        "france" | "francia" | "fra" => "FR",
+        "italy" | "italia" | "ita" => "IT",
+        "portugal" | "prt" => "PT",
+        "netherlands" | "países bajos" | "paises bajos" | "nld" => "NL",
+        "belgium" | "bélgica" | "belgica" | "bel" => "BE",
+        "united kingdom" | "reino unido" | "gbr" | "uk" => "GB",
+        "united states" | "estados unidos" | "usa" => "US",
+        _ => return None,
+    };
+    Country::parse(code)
+}
+
+fn looks_corporate(asset_class: &str) -> bool {
+    let mut buf = [0u8; crate::refdata::ids::NAME_BUF];
+    let Some(f) = crate::refdata::ids::fold_name_into(asset_class, &mut buf) else { return false };
+    f.contains("corporat")
+        || f.contains("empresa")
+        || f.contains("pyme")
+        || f.split(' ').any(|w| matches!(w, "corp" | "sme" | "smes" | "company" | "companies" | "corporates"))
+}
+
+/// Grade key of the SCRA table for a grade as written.
+fn scra_key(raw: &str) -> Option<&'static str> {
+    let t = raw.trim();
+    let mut buf = [0u8; 8];
+    let mut n = 0;
+    for b in t.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'+' {
+            if n == buf.len() {
+                return None;
+            }
+            buf[n] = b.to_ascii_uppercase();
+            n += 1;
+        }
+    }
+    match &buf[..n] {
+        b"A+" | b"APLUS" | b"AP" => Some("A_plus"),
+        b"A" | b"GRADEA" => Some("A"),
+        b"B" | b"GRADEB" => Some("B"),
+        b"C" | b"GRADEC" => Some("C"),
+        _ => None,
+    }
+}
+
+/// What the matched entity gives, before the clamp.
+struct Outcome<'a> {
+    rw: f64,
+    tables: [Option<&'a RuleTable>; 2],
+    reason: Reason<'a>,
+}
+
+impl<'a> Outcome<'a> {
+    fn one(rw: f64, t: &'a RuleTable, reason: Reason<'a>) -> Outcome<'a> {
+        Outcome { rw, tables: [Some(t), None], reason }
+    }
+    fn two(rw: f64, t: &'a RuleTable, u: &'a RuleTable, reason: Reason<'a>) -> Outcome<'a> {
+        Outcome { rw, tables: [Some(t), Some(u)], reason }
+    }
+}
+
+impl Engine {
+    pub(crate) fn dispatch<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
+        let cur = current(row);
+        if cur.negative {
+            return self.keep(cur, MatchStatus::Error, Details::InvalidCurrentRw(cur.value), Flags::NONE);
+        }
+        match self.rules.family() {
+            Family::Regulation => match lever {
+                Lever::Pse => self.crr_pse(cur, row),
+                Lever::Rgla => self.crr_rgla(cur, row),
+                Lever::Mdb => self.crr_mdb(cur, row),
+                Lever::Institutions => self.crr_institution(cur, row),
+                Lever::Corporates => self.crr_corporate(cur, row),
+                Lever::Sovereigns => self.crr_sovereign(cur, row),
+            },
+            Family::SpecLegacy => match lever {
+                Lever::Pse => self.spec_pse(cur, row),
+                Lever::Rgla => self.spec_rgla(cur, row),
+                Lever::Mdb => self.spec_mdb(cur, row),
+                Lever::Corporates => self.spec_corporate(cur, row),
+                Lever::Institutions | Lever::Sovereigns => {
+                    self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(lever), Flags::NONE)
+                }
+            },
+        }
+    }
+
+    // ----- building blocks -------------------------------------------------------------------
+
+    #[inline]
+    fn t(&self, s: Slot) -> Option<&RuleTable> {
+        self.rules.slot(s)
+    }
+
+    /// Keeps the current weight (not matched, error).
+    fn keep<'a>(&'a self, cur: Current, status: MatchStatus, details: Details<'a>, flags: Flags) -> Decision<'a> {
+        Decision {
+            suggested_rw_pct: cur.value,
+            current_rw_pct: cur.value,
+            regulatory_rw_pct: None,
+            status,
+            applied_rule: AppliedRule::none(self.rules.id()),
+            regulatory_reference: Reference([None, None]),
+            details,
+            flags: cur.flags | flags,
+        }
+    }
+
+    /// A matched decision, with the clamp.
+    fn decide<'a>(&'a self, cur: Current, out: Outcome<'a>, subject: Subject<'a>, flags: Flags) -> Decision<'a> {
+        let clamped = out.rw > cur.value;
+        let suggested = if clamped { cur.value } else { out.rw };
+        let mut flags = cur.flags | flags;
+        if clamped {
+            flags |= Flags::CURRENT_BELOW_REGULATORY;
+        }
+        Decision {
+            suggested_rw_pct: suggested,
+            current_rw_pct: cur.value,
+            regulatory_rw_pct: Some(out.rw),
+            status: MatchStatus::Matched,
+            applied_rule: AppliedRule { rule_set: self.rules.id(), tables: out.tables },
+            regulatory_reference: Reference(out.tables),
+            details: Details::Matched(Explanation {
+                subject,
+                reason: out.reason,
+                regulatory_rw_pct: out.rw,
+                current_rw_pct: cur.value,
+                clamped,
+                collateral_not_recognised: false,
+            }),
+            flags,
+        }
+    }
+
+    fn no_rule<'a>(&'a self, cur: Current, what: &'static str, flags: Flags) -> Decision<'a> {
+        self.keep(cur, MatchStatus::Error, Details::NoRule(what), flags)
+    }
+
+    /// The row's CQS, validated.
+    fn row_cqs(row: &ExposureRow<'_>) -> Result<Option<u8>, u8> {
+        match row.cqs {
+            Some(c @ 1..=6) => Ok(Some(c)),
+            Some(c) => Err(c),
+            None => Ok(None),
+        }
+    }
+
+    fn sovereign_cqs(&self, country: Country, stated: Option<u8>) -> Option<u8> {
+        stated.or_else(|| self.refdata.sovereigns().get(country).and_then(|s| s.cqs))
+    }
+
+    /// Sovereign treatment of `country` for this row: Art. 114(4) when an EU Member State's
+    /// exposure is in its domestic currency, else Table 1 by CQS.
+    fn sovereign_treatment(
+        &self,
+        country: Country,
+        stated_cqs: Option<u8>,
+        row: &ExposureRow<'_>,
+        flags: &mut Flags,
+    ) -> Option<(f64, &RuleTable, bool, Option<u8>)> {
+        let sov = self.refdata.sovereigns().get(country);
+        if let Some(s) = sov {
+            if let (true, Some(dom)) = (s.eu_member, s.domestic_currency) {
+                match currency_loose(row.currency) {
+                    Some(c) if c == dom => {
+                        if let Some(t) = self.t(Slot::SovDomestic) {
+                            if let Some(rw) = pct(t.single()) {
+                                return Some((rw, t, true, s.cqs));
+                            }
+                        }
+                    }
+                    Some(_) => {}
+                    None => *flags |= Flags::CURRENCY_MISSING,
+                }
+            }
+        }
+        let cqs = stated_cqs.or_else(|| sov.and_then(|s| s.cqs));
+        let t = self.t(Slot::SovT1)?;
+        let rw = pct(t.by_cqs(cqs))?;
+        Some((rw, t, false, cqs))
+    }
+
+    fn residual_term(&self, row: &ExposureRow<'_>) -> Term {
+        if let (Some(md), Some(limit)) = (row.maturity_date, self.three_months) {
+            return if md <= limit { Term::Short } else { Term::Long };
+        }
+        match finite(row.residual_maturity_days) {
+            Some(d) => days_term(d),
+            None => Term::Unknown,
+        }
+    }
+
+    /// Whether the row meets a table's maturity condition.
+    fn term(&self, row: &ExposureRow<'_>, bucket: MaturityBucket, flags: &mut Flags) -> Term {
+        let t = match bucket {
+            MaturityBucket::Any | MaturityBucket::ShortTermRating => return Term::Unknown,
+            MaturityBucket::Le3mOriginal | MaturityBucket::Le3mOriginalOr6mTradeGoods => {
+                if let Some(d) = finite(row.original_maturity_days) {
+                    return days_term(d);
+                }
+                let t = self.residual_term(row);
+                if t == Term::Short {
+                    *flags |= Flags::RESIDUAL_AS_ORIGINAL;
+                }
+                t
+            }
+            MaturityBucket::Le3mResidual => match self.residual_term(row) {
+                Term::Unknown => match finite(row.original_maturity_days) {
+                    // The residual maturity never exceeds the original one.
+                    Some(d) if days_term(d) == Term::Short => Term::Short,
+                    _ => Term::Unknown,
+                },
+                t => t,
+            },
+            MaturityBucket::Le3mMaturity | MaturityBucket::Gt3mMaturity => match self.residual_term(row) {
+                Term::Unknown => finite(row.original_maturity_days).map(days_term).unwrap_or(Term::Unknown),
+                t => t,
+            },
+        };
+        if t == Term::Unknown {
+            *flags |= Flags::MATURITY_MISSING;
+        }
+        t
+    }
+
+    /// Looks a NIF up in the PSE or RGLA list, or explains why not.
+    fn find_public<'a>(
+        &'a self,
+        cur: Current,
+        row: &ExposureRow<'a>,
+        lever: Lever,
+    ) -> Result<&'a PublicEntity, Decision<'a>> {
+        let list = if lever == Lever::Rgla { self.refdata.rgla() } else { self.refdata.pse() };
+        let raw = row.nif.trim();
+        if raw.is_empty() {
+            let d = if lever == Lever::Rgla { Details::MissingNif } else { Details::MissingFields("NIF") };
+            return Err(self.keep(cur, MatchStatus::NotMatched, d, Flags::NONE));
+        }
+        if list.is_empty() {
+            // The specification degrades an unavailable RGLA list to "not matched"; an empty PSE
+            // list is an error.
+            let status = if lever == Lever::Rgla { MatchStatus::NotMatched } else { MatchStatus::Error };
+            return Err(self.keep(cur, status, Details::ReferenceEmpty(lever), Flags::NONE));
+        }
+        let nif = match Nif::parse(raw) {
+            Ok(n) => n,
+            Err(error) => {
+                return Err(self.keep(cur, MatchStatus::NotMatched, Details::InvalidNif { raw, error }, Flags::NONE));
+            }
+        };
+        list.get(&nif).ok_or_else(|| self.keep(cur, MatchStatus::NotMatched, Details::NifNotFound { nif, lever }, Flags::NONE))
+    }
+
+    /// Looks an MDB / international organisation up by LEI, then by name.
+    fn find_mdb<'a>(&'a self, cur: Current, row: &ExposureRow<'a>, flags: &mut Flags) -> Result<&'a MdbEntity, Decision<'a>> {
+        let lei_raw = row.lei.trim();
+        let name = row.legal_name.trim();
+        if lei_raw.is_empty() && name.is_empty() {
+            return Err(self.keep(cur, MatchStatus::NotMatched, Details::MissingLeiAndName, *flags));
+        }
+        let list = self.refdata.mdb();
+        if list.is_empty() {
+            return Err(self.keep(cur, MatchStatus::Error, Details::ReferenceEmpty(Lever::Mdb), *flags));
+        }
+        let mut lei_error = None;
+        if !lei_raw.is_empty() {
+            match Lei::parse(lei_raw) {
+                Ok(l) => {
+                    if let Some(e) = list.by_lei(&l) {
+                        return Ok(e);
+                    }
+                }
+                Err(e) => {
+                    lei_error = Some(e);
+                    *flags |= Flags::INVALID_LEI;
+                }
+            }
+        }
+        if !name.is_empty() {
+            match list.by_name(name) {
+                NameMatch::Found(e) => {
+                    *flags |= Flags::MATCHED_BY_NAME;
+                    return Ok(e);
+                }
+                NameMatch::Ambiguous(a, b) => {
+                    let d = Details::AmbiguousName { name, a: a.label(), b: b.label() };
+                    return Err(self.keep(cur, MatchStatus::NotMatched, d, *flags));
+                }
+                NameMatch::NotFound => {}
+            }
+        }
+        let d = match lei_error {
+            Some(error) if name.is_empty() => Details::InvalidLei { raw: lei_raw, error },
+            _ => Details::MdbNotFound { lei: lei_raw, name },
+        };
+        Err(self.keep(cur, MatchStatus::NotMatched, d, *flags))
+    }
+
+    // ----- regulation (EU-CRR2, EU-CRR3) ------------------------------------------------------
+
+    fn crr_pse<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t_unrated) = self.t(Slot::PseUnrated) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Pse), Flags::NONE);
+        };
+        let e = match self.find_public(cur, row, Lever::Pse) {
+            Ok(e) => e,
+            Err(d) => return d,
+        };
+        let subject = Subject::Pse(e);
+        let mut flags = Flags::NONE;
+        // Art. 116(4): treated as the central government.
+        if e.treated_as_central_government {
+            if let Some(t_cg) = self.t(Slot::PseAsCg) {
+                if let Some((rw, t_sov, domestic, cqs)) = self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags) {
+                    let reason = Reason::TreatedAsCentralGovernment { country: e.country, domestic, cqs };
+                    return self.decide(cur, Outcome::two(rw, t_cg, t_sov, reason), subject, flags);
+                }
+            }
+        }
+        // Art. 116(3): original maturity of three months or less.
+        if let Some(t_short) = self.t(Slot::PseShort) {
+            if self.term(row, t_short.maturity(), &mut flags) == Term::Short {
+                if let Some(rw) = pct(t_short.single()) {
+                    return self.decide(cur, Outcome::one(rw, t_short, Reason::ShortTerm { cqs: None }), subject, flags);
+                }
+            }
+        }
+        // Art. 116(2): own rating.
+        if let (Some(c), Some(t_rated)) = (e.entity_cqs, self.t(Slot::PseRated)) {
+            if let Some(rw) = pct(t_rated.by_cqs(Some(c))) {
+                return self.decide(cur, Outcome::one(rw, t_rated, Reason::EntityRating(c)), subject, flags);
+            }
+        }
+        // Art. 116(1): the sovereign's CQS.
+        let cqs = self.sovereign_cqs(e.country, e.own_gov_cqs);
+        match pct(t_unrated.by_cqs(cqs)) {
+            Some(rw) => {
+                let reason = Reason::SovereignRating { country: Some(e.country), cqs };
+                self.decide(cur, Outcome::one(rw, t_unrated, reason), subject, flags)
+            }
+            None => self.no_rule(cur, "an unrated PSE", flags),
+        }
+    }
+
+    fn crr_rgla<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t_unrated) = self.t(Slot::RglaUnrated) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Rgla), Flags::NONE);
+        };
+        let e = match self.find_public(cur, row, Lever::Rgla) {
+            Ok(e) => e,
+            Err(d) => return d,
+        };
+        let subject = Subject::Rgla(e);
+        let mut flags = Flags::NONE;
+        // Art. 115(2)/(4): treated as the central government.
+        if e.treated_as_central_government {
+            if let Some(t_cg) = self.t(Slot::RglaAsCg) {
+                if let Some((rw, t_sov, domestic, cqs)) = self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags) {
+                    let reason = Reason::TreatedAsCentralGovernment { country: e.country, domestic, cqs };
+                    return self.decide(cur, Outcome::two(rw, t_cg, t_sov, reason), subject, flags);
+                }
+            }
+        }
+        // Art. 115(5): Member State body, domestic currency.
+        if let (Some(t_ms), Some(s)) = (self.t(Slot::RglaMsDomestic), self.refdata.sovereigns().get(e.country)) {
+            if let (true, Some(dom)) = (s.eu_member, s.domestic_currency) {
+                match currency_loose(row.currency) {
+                    Some(c) if c == dom => {
+                        if let Some(rw) = pct(t_ms.single()) {
+                            let reason = Reason::MemberStateDomesticCurrency { country: e.country };
+                            return self.decide(cur, Outcome::one(rw, t_ms, reason), subject, flags);
+                        }
+                    }
+                    Some(_) => {}
+                    None => flags |= Flags::CURRENCY_MISSING,
+                }
+            }
+        }
+        // Own rating.
+        if let (Some(c), Some(t_rated)) = (e.entity_cqs, self.t(Slot::RglaRated)) {
+            if let Some(rw) = pct(t_rated.by_cqs(Some(c))) {
+                return self.decide(cur, Outcome::one(rw, t_rated, Reason::EntityRating(c)), subject, flags);
+            }
+        }
+        // Unrated: the sovereign's CQS.
+        let cqs = self.sovereign_cqs(e.country, e.own_gov_cqs);
+        match pct(t_unrated.by_cqs(cqs)) {
+            Some(rw) => {
+                let reason = Reason::SovereignRating { country: Some(e.country), cqs };
+                self.decide(cur, Outcome::one(rw, t_unrated, reason), subject, flags)
+            }
+            None => self.no_rule(cur, "an unrated RGLA", flags),
+        }
+    }
+
+    fn crr_mdb<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let mut flags = Flags::NONE;
+        let e = match self.find_mdb(cur, row, &mut flags) {
+            Ok(e) => e,
+            Err(d) => return d,
+        };
+        let subject = Subject::Mdb(e);
+        let listed = |slot: Slot, what: &'static str| -> Decision<'a> {
+            match self.t(slot).and_then(|t| pct(t.single()).map(|rw| (rw, t))) {
+                Some((rw, t)) => self.decide(cur, Outcome::one(rw, t, Reason::Listed(e.kind)), subject, flags),
+                None => self.no_rule(cur, what, flags),
+            }
+        };
+        match e.kind {
+            MdbKind::Ecb114_3 => listed(Slot::SovEcb, "the ECB"),
+            MdbKind::InternationalOrg118 => listed(Slot::IoListed, "an Art. 118 organisation"),
+            MdbKind::Listed117_2 => listed(Slot::MdbListed, "an Art. 117(2) MDB"),
+            MdbKind::Other117_1 => {
+                let cqs = match e.entity_cqs {
+                    Some(c) => Some(c),
+                    None => match Self::row_cqs(row) {
+                        Ok(Some(c)) => {
+                            flags |= Flags::CQS_FROM_FILE;
+                            Some(c)
+                        }
+                        Ok(None) => None,
+                        Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+                    },
+                };
+                if let Some(c) = cqs {
+                    return match self.t(Slot::MdbOtherRated).and_then(|t| pct(t.by_cqs(Some(c))).map(|rw| (rw, t))) {
+                        Some((rw, t)) => self.decide(cur, Outcome::one(rw, t, Reason::EntityRating(c)), subject, flags),
+                        None => self.no_rule(cur, "a rated MDB", flags),
+                    };
+                }
+                let Some(t) = self.t(Slot::MdbOtherUnrated) else { return self.no_rule(cur, "an unrated MDB", flags) };
+                match t.basis() {
+                    Basis::SovereignCqs => {
+                        // CRR2: treated as an institution, by the CQS of its jurisdiction.
+                        let country = country_loose(row.country);
+                        let cqs = country.and_then(|c| self.sovereign_cqs(c, None));
+                        match pct(t.by_cqs(cqs)) {
+                            Some(rw) => self.decide(cur, Outcome::one(rw, t, Reason::SovereignRating { country, cqs }), subject, flags),
+                            None => self.no_rule(cur, "an unrated MDB", flags),
+                        }
+                    }
+                    _ => match pct(t.single()) {
+                        Some(rw) => self.decide(cur, Outcome::one(rw, t, Reason::UnratedMdb), subject, flags),
+                        None => self.no_rule(cur, "an unrated MDB", flags),
+                    },
+                }
+            }
+        }
+    }
+
+    fn crr_institution<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t_rated) = self.t(Slot::InstRated) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Institutions), Flags::NONE);
+        };
+        let mut flags = Flags::NONE;
+        let lei_raw = row.lei.trim();
+        let name = row.legal_name.trim();
+        if lei_raw.is_empty() && name.is_empty() {
+            return self.keep(cur, MatchStatus::NotMatched, Details::MissingLeiAndName, flags);
+        }
+        let list = self.refdata.institutions();
+        let mut entity: Option<&'a Institution> = None;
+        if !lei_raw.is_empty() {
+            match Lei::parse(lei_raw) {
+                Ok(l) => entity = list.by_lei(&l),
+                Err(_) => flags |= Flags::INVALID_LEI,
+            }
+        }
+        if entity.is_none() && !name.is_empty() {
+            if let NameMatch::Found(e) = list.by_name(name) {
+                entity = Some(e);
+                flags |= Flags::MATCHED_BY_NAME;
+            }
+        }
+        if entity.is_none() {
+            flags |= Flags::NOT_IN_REFERENCE;
+        }
+        let file_cqs = match Self::row_cqs(row) {
+            Ok(c) => c,
+            Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+        };
+        let cqs = match entity.and_then(|e| e.entity_cqs) {
+            Some(c) => Some(c),
+            None => {
+                if file_cqs.is_some() {
+                    flags |= Flags::CQS_FROM_FILE;
+                }
+                file_cqs
+            }
+        };
+        let country = entity.and_then(|e| e.country).or_else(|| country_loose(row.country));
+        let subject = Subject::Institution { entity, lei: lei_raw, name };
+
+        if let Some(c) = cqs {
+            // Art. 120(2): short-term rated exposures.
+            if let Some(ts) = self.t(Slot::InstRatedShort) {
+                if self.term(row, ts.maturity(), &mut flags) == Term::Short {
+                    if let Some(rw) = pct(ts.by_cqs(Some(c))) {
+                        return self.decide(cur, Outcome::one(rw, ts, Reason::ShortTerm { cqs: Some(c) }), subject, flags);
+                    }
+                }
+            }
+            return match pct(t_rated.by_cqs(Some(c))) {
+                Some(rw) => self.decide(cur, Outcome::one(rw, t_rated, Reason::EntityRating(c)), subject, flags),
+                None => self.no_rule(cur, "a rated institution", flags),
+            };
+        }
+
+        if let Some(t_scra) = self.t(Slot::InstScra) {
+            // CRR3 Art. 121: the SCRA grade.
+            let grade_raw = row.scra_grade.trim();
+            let Some(key) = scra_key(grade_raw) else {
+                return self.keep(cur, MatchStatus::NotMatched, Details::InstitutionUnassessed, flags);
+            };
+            let mut table = t_scra;
+            let mut short = false;
+            let mut rw = None;
+            if let Some(ts) = self.t(Slot::InstScraShort) {
+                if self.term(row, ts.maturity(), &mut flags) == Term::Short {
+                    let k = if key == "A_plus" { "A" } else { key };
+                    if let Some(v) = pct(ts.by_key(k)) {
+                        rw = Some(v);
+                        table = ts;
+                        short = true;
+                    }
+                }
+            }
+            let Some(mut rw) = rw.or_else(|| pct(t_scra.by_key(key))) else {
+                return self.no_rule(cur, "this SCRA grade", flags);
+            };
+            let reason = Reason::Scra { grade: grade_raw, short };
+            // Art. 121(6): foreign-currency exposures are floored at the sovereign's weight.
+            if let Some(c) = country {
+                if let Some(s) = self.refdata.sovereigns().get(c) {
+                    match (currency_loose(row.currency), s.domestic_currency) {
+                        (Some(ccy), Some(dom)) if ccy != dom => {
+                            if let Some(t_sov) = self.t(Slot::SovT1) {
+                                if let Some(floor) = pct(t_sov.by_cqs(s.cqs)) {
+                                    if floor > rw {
+                                        rw = floor;
+                                        flags |= Flags::SOVEREIGN_FLOOR;
+                                        return self.decide(cur, Outcome::two(rw, table, t_sov, reason), subject, flags);
+                                    }
+                                }
+                            }
+                        }
+                        (None, _) => flags |= Flags::CURRENCY_MISSING,
+                        _ => {}
+                    }
+                }
+            }
+            return self.decide(cur, Outcome::one(rw, table, reason), subject, flags);
+        }
+
+        // CRR2 Art. 121(3): unrated, original maturity of three months or less.
+        if let Some(ts) = self.t(Slot::InstUnratedShort) {
+            if self.term(row, ts.maturity(), &mut flags) == Term::Short {
+                if let Some(rw) = pct(ts.single()) {
+                    return self.decide(cur, Outcome::one(rw, ts, Reason::ShortTerm { cqs: None }), subject, flags);
+                }
+            }
+        }
+        // CRR2 Art. 121(1): the sovereign's CQS.
+        let Some(t_unrated) = self.t(Slot::InstUnrated) else {
+            return self.keep(cur, MatchStatus::NotMatched, Details::InstitutionUnassessed, flags);
+        };
+        let sov_cqs = country.and_then(|c| self.sovereign_cqs(c, None));
+        match pct(t_unrated.by_cqs(sov_cqs)) {
+            Some(rw) => {
+                let reason = Reason::SovereignRating { country, cqs: sov_cqs };
+                self.decide(cur, Outcome::one(rw, t_unrated, reason), subject, flags)
+            }
+            None => self.no_rule(cur, "an unrated institution", flags),
+        }
+    }
+
+    fn crr_corporate<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let (Some(t_rated), Some(t_unrated)) = (self.t(Slot::CorpRated), self.t(Slot::CorpUnrated)) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Corporates), Flags::NONE);
+        };
+        let ac = row.asset_class.trim();
+        if !ac.is_empty() && !looks_corporate(ac) {
+            return self.keep(cur, MatchStatus::NotMatched, Details::NotCorporate { asset_class: ac }, Flags::NONE);
+        }
+        let mut flags = Flags::NONE;
+        let subject = Subject::Corporate { name: row.legal_name.trim() };
+        let cqs = match Self::row_cqs(row) {
+            Ok(c) => c,
+            Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+        };
+        // The obligor's own weight.
+        let base = match cqs {
+            Some(c) => match pct(t_rated.by_cqs(Some(c))) {
+                Some(rw) => Outcome::one(rw, t_rated, Reason::CorporateRated(c)),
+                None => return self.no_rule(cur, "a rated corporate", flags),
+            },
+            None => {
+                let Some(rw) = pct(t_unrated.single()) else { return self.no_rule(cur, "an unrated corporate", flags) };
+                let mut out = Outcome::one(rw, t_unrated, Reason::CorporateUnrated);
+                // Art. 122(2): or the weight of its central government if higher.
+                if let Some(c) = country_loose(row.country) {
+                    if let (Some(s), Some(t_sov)) = (self.refdata.sovereigns().get(c), self.t(Slot::SovT1)) {
+                        if let Some(sov_rw) = pct(t_sov.by_cqs(s.cqs)) {
+                            if sov_rw > rw {
+                                flags |= Flags::SOVEREIGN_FLOOR;
+                                out = Outcome::two(sov_rw, t_unrated, t_sov, Reason::CorporateUnrated);
+                            }
+                        }
+                    }
+                }
+                out
+            }
+        };
+
+        // Financial collateral, simple method (Art. 222).
+        let value = finite(row.collateral_value).filter(|v| *v > 0.0);
+        let crw = finite(row.collateral_rw_pct).filter(|v| *v >= 0.0);
+        let amount = finite(row.exposure_amount).filter(|v| *v > 0.0);
+        let mut not_recognised = false;
+        if row.eligible_collateral != Some(false) {
+            if let (Some(value), Some(crw), Some(amount)) = (value, crw, amount) {
+                let exp_ccy = currency_loose(row.currency);
+                let col_ccy = currency_loose(row.collateral_currency);
+                let same_ccy = matches!((exp_ccy, col_ccy), (Some(a), Some(b)) if a == b);
+                if exp_ccy.is_none() || col_ccy.is_none() {
+                    flags |= Flags::CURRENCY_MISSING;
+                }
+                let kind = {
+                    let mut buf = [0u8; crate::refdata::ids::NAME_BUF];
+                    let f = crate::refdata::ids::fold_name_into(row.collateral_type, &mut buf).unwrap_or("");
+                    if f.contains("cash") || f.contains("deposit") || f.contains("efectivo") {
+                        1
+                    } else if f.contains("sovereign") || f.contains("government") || f.contains("govt") || f.contains("treasury") || f.contains("deuda publica") || f.contains("bono del estado") {
+                        2
+                    } else {
+                        0
+                    }
+                };
+                let cash_zero = self.t(Slot::FcsmCashSameCcy).filter(|_| same_ccy && crw == 0.0 && kind != 0);
+                let (c_rw, covered, c_table) = match cash_zero {
+                    Some(t) if kind == 1 => (pct(t.single()).unwrap_or(0.0), value.min(amount), Some(t)),
+                    Some(t) => (pct(t.single()).unwrap_or(0.0), (value * 0.8).min(amount), Some(t)),
+                    None => match self.t(Slot::FcsmFloor) {
+                        Some(t) => (crw.max(pct(t.single()).unwrap_or(20.0)), value.min(amount), Some(t)),
+                        None => (crw, value.min(amount), None),
+                    },
+                };
+                if let Some(c_table) = c_table {
+                    if c_rw < base.rw {
+                        let rw = (covered * c_rw + (amount - covered) * base.rw) / amount;
+                        let reason = Reason::Collateral { base_rw: base.rw, collateral_rw: c_rw, covered_share: covered / amount };
+                        let out = Outcome { rw, tables: [base.tables[0], Some(c_table)], reason };
+                        return self.decide(cur, out, subject, flags);
+                    }
+                }
+            } else if row.eligible_collateral == Some(true) {
+                flags |= Flags::NEEDS_REVIEW;
+                not_recognised = true;
+            }
+        }
+        let mut d = self.decide(cur, base, subject, flags);
+        if let Details::Matched(ref mut e) = d.details {
+            e.collateral_not_recognised = not_recognised;
+        }
+        d
+    }
+
+    fn crr_sovereign<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t_sov) = self.t(Slot::SovT1) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Sovereigns), Flags::NONE);
+        };
+        let mut flags = Flags::NONE;
+        // Art. 114(3): the ECB, by LEI or name.
+        let ecb = {
+            let by_lei = Lei::parse(row.lei).ok().and_then(|l| self.refdata.mdb().by_lei(&l));
+            let by_name = || match self.refdata.mdb().by_name(row.legal_name) {
+                NameMatch::Found(e) => Some(e),
+                _ => None,
+            };
+            by_lei.or_else(by_name).filter(|e| e.kind == MdbKind::Ecb114_3)
+        };
+        if let Some(e) = ecb {
+            if let Some((rw, t)) = self.t(Slot::SovEcb).and_then(|t| pct(t.single()).map(|rw| (rw, t))) {
+                return self.decide(cur, Outcome::one(rw, t, Reason::Listed(MdbKind::Ecb114_3)), Subject::Mdb(e), flags);
+            }
+        }
+        let raw = row.country.trim();
+        if raw.is_empty() {
+            return self.keep(cur, MatchStatus::NotMatched, Details::MissingFields("Country"), flags);
+        }
+        let Some(country) = country_loose(raw) else {
+            return self.keep(cur, MatchStatus::NotMatched, Details::CountryNotFound { country: raw }, flags);
+        };
+        let subject = Subject::Sovereign(country);
+        if self.refdata.sovereigns().get(country).is_some() {
+            return match self.sovereign_treatment(country, None, row, &mut flags) {
+                Some((rw, t, true, _)) => self.decide(cur, Outcome::one(rw, t, Reason::SovereignDomestic { country }), subject, flags),
+                Some((rw, t, false, Some(c))) => self.decide(cur, Outcome::one(rw, t, Reason::EntityRating(c)), subject, flags),
+                Some((rw, t, false, None)) => self.decide(cur, Outcome::one(rw, t, Reason::Unrated), subject, flags),
+                None => self.no_rule(cur, "this sovereign", flags),
+            };
+        }
+        // Not in the sovereign list: the file's CQS, if any.
+        match Self::row_cqs(row) {
+            Ok(Some(c)) => {
+                flags |= Flags::CQS_FROM_FILE | Flags::NOT_IN_REFERENCE;
+                match pct(t_sov.by_cqs(Some(c))) {
+                    Some(rw) => self.decide(cur, Outcome::one(rw, t_sov, Reason::EntityRating(c)), subject, flags),
+                    None => self.no_rule(cur, "this sovereign", flags),
+                }
+            }
+            Ok(None) => self.keep(cur, MatchStatus::NotMatched, Details::CountryNotFound { country: raw }, flags),
+            Err(c) => self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+        }
+    }
+
+    // ----- the specification's rule sets (SPEC-LEGACY, SPEC-LEGACY-ADMIN) ------------------
+
+    /// The own-government weight: Table 1 by the sovereign's CQS.
+    fn spec_own_gov<'a>(&'a self, rule: &'a RuleTable, country: Country, stated: Option<u8>) -> Option<Outcome<'a>> {
+        let t_sov = self.t(Slot::SovT1)?;
+        let cqs = self.sovereign_cqs(country, stated);
+        let rw = pct(t_sov.by_cqs(cqs))?;
+        Some(Outcome::two(rw, rule, t_sov, Reason::SpecOwnGovernment { country, cqs }))
+    }
+
+    fn spec_pse<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t_long) = self.t(Slot::PseSpec) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Pse), Flags::NONE);
+        };
+        let mut flags = Flags::NONE;
+        let term = self.term(row, MaturityBucket::Le3mMaturity, &mut flags);
+        let missing_nif = row.nif.trim().is_empty();
+        match (missing_nif, term == Term::Unknown) {
+            (true, true) => return self.keep(cur, MatchStatus::NotMatched, Details::MissingFields("NIF, Maturity"), flags),
+            (false, true) => return self.keep(cur, MatchStatus::NotMatched, Details::MissingFields("Maturity"), flags),
+            _ => {}
+        }
+        let e = match self.find_public(cur, row, Lever::Pse) {
+            Ok(e) => e,
+            Err(d) => return d,
+        };
+        let subject = Subject::Pse(e);
+        if self.client_country == Some(e.country) {
+            if let Some(out) = self.t(Slot::PseSpecOwnGov).and_then(|t| self.spec_own_gov(t, e.country, e.own_gov_cqs)) {
+                return self.decide(cur, out, subject, flags);
+            }
+        }
+        let cqs = self.sovereign_cqs(e.country, e.own_gov_cqs);
+        if term == Term::Short {
+            if let Some(ts) = self.t(Slot::PseSpecShort) {
+                if let Some(rw) = pct(ts.by_cqs(cqs)) {
+                    return self.decide(cur, Outcome::one(rw, ts, Reason::SpecTable { cqs, short: true }), subject, flags);
+                }
+            }
+        }
+        match pct(t_long.by_cqs(cqs)) {
+            Some(rw) => self.decide(cur, Outcome::one(rw, t_long, Reason::SpecTable { cqs, short: false }), subject, flags),
+            None => self.no_rule(cur, "this PSE", flags),
+        }
+    }
+
+    fn spec_rgla<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t_gov) = self.t(Slot::RglaSpecOwnGov) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Rgla), Flags::NONE);
+        };
+        let e = match self.find_public(cur, row, Lever::Rgla) {
+            Ok(e) => e,
+            Err(d) => return d,
+        };
+        let subject = Subject::Rgla(e);
+        if self.client_country == Some(e.country) {
+            if let Some(out) = self.spec_own_gov(t_gov, e.country, e.own_gov_cqs) {
+                return self.decide(cur, out, subject, Flags::NONE);
+            }
+        }
+        if let (Some(c), Some(t)) = (e.entity_cqs, self.t(Slot::RglaSpecRated)) {
+            if let Some(rw) = pct(t.by_cqs(Some(c))) {
+                return self.decide(cur, Outcome::one(rw, t, Reason::EntityRating(c)), subject, Flags::NONE);
+            }
+        }
+        if self.sovereign_cqs(e.country, e.own_gov_cqs).is_some() {
+            if let Some(out) = self.spec_own_gov(t_gov, e.country, e.own_gov_cqs) {
+                let out = Outcome { reason: Reason::SovereignRating { country: Some(e.country), cqs: self.sovereign_cqs(e.country, e.own_gov_cqs) }, ..out };
+                return self.decide(cur, out, subject, Flags::NONE);
+            }
+        }
+        match self.t(Slot::RglaSpecDefault).and_then(|t| pct(t.single()).map(|rw| (rw, t))) {
+            Some((rw, t)) => self.decide(cur, Outcome::one(rw, t, Reason::SpecDefault), subject, Flags::NONE),
+            None => self.no_rule(cur, "this RGLA", Flags::NONE),
+        }
+    }
+
+    fn spec_mdb<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t) = self.t(Slot::MdbSpec) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Mdb), Flags::NONE);
+        };
+        let mut flags = Flags::NONE;
+        let e = match self.find_mdb(cur, row, &mut flags) {
+            Ok(e) => e,
+            Err(d) => return d,
+        };
+        let cqs = match e.entity_cqs {
+            Some(c) => Some(c),
+            None => match Self::row_cqs(row) {
+                Ok(Some(c)) => {
+                    flags |= Flags::CQS_FROM_FILE;
+                    Some(c)
+                }
+                Ok(None) => None,
+                Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+            },
+        };
+        let reason = match cqs {
+            Some(c) => Reason::EntityRating(c),
+            None => Reason::Unrated,
+        };
+        match pct(t.by_cqs(cqs)) {
+            Some(rw) => self.decide(cur, Outcome::one(rw, t, reason), Subject::Mdb(e), flags),
+            None => self.no_rule(cur, "this MDB", flags),
+        }
+    }
+
+    fn spec_corporate<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+        let Some(t) = self.t(Slot::CorpSpecCollateral) else {
+            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Corporates), Flags::NONE);
+        };
+        let applies = looks_corporate(row.asset_class) && row.eligible_collateral == Some(true) && (cur.value - 100.0).abs() < 1e-9;
+        if !applies {
+            return self.keep(cur, MatchStatus::NotMatched, Details::SpecGenericNotApplicable, Flags::NONE);
+        }
+        match pct(t.single()) {
+            Some(rw) => {
+                let subject = Subject::Corporate { name: row.legal_name.trim() };
+                self.decide(cur, Outcome::one(rw, t, Reason::SpecGenericCollateral), subject, Flags::NONE)
+            }
+            None => self.no_rule(cur, "the generic corporate rule", Flags::NONE),
+        }
+    }
+}
