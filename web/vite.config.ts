@@ -7,14 +7,16 @@ import { defineConfig } from 'vite'
 // Vendor code is split by weight and by who needs it: the landing page pulls only the React
 // runtime, the router and the small shared libraries; the authenticated shell's UI primitives,
 // forms and date handling load with the lazy route modules that use them.
-const vendorGroups: { name: string; test: RegExp; includeDependenciesRecursively?: boolean }[] = [
+const vendorGroups: { name: string; test: RegExp; priority?: number }[] = [
   { name: 'vendor-react', test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/ },
   { name: 'vendor-query', test: /node_modules[\\/]@tanstack[\\/]/ },
+  // Slot is all the landing page's buttons need; it gets its own small chunk (higher priority
+  // than the Radix group, which would otherwise pull it in as a dependency of the dialogs).
+  { name: 'vendor-slot', test: /node_modules[\\/]@radix-ui[\\/](react-slot|react-compose-refs)[\\/]/, priority: 1 },
   {
-    // Dialogs, menus and tooltips (not Slot, which the landing page's buttons use).
+    // Dialogs, menus and tooltips.
     name: 'vendor-radix',
-    test: /node_modules[\\/](@radix-ui[\\/](?!react-slot|react-compose-refs)|@floating-ui|react-remove-scroll[^\\/]*|aria-hidden|react-style-singleton|use-callback-ref|use-sidecar|get-nonce)/,
-    includeDependenciesRecursively: false,
+    test: /node_modules[\\/](@radix-ui|radix-ui|@floating-ui|react-remove-scroll[^\\/]*|aria-hidden|react-style-singleton|use-callback-ref|use-sidecar|get-nonce)[\\/]/,
   },
   { name: 'vendor-forms', test: /node_modules[\\/](react-hook-form|@hookform)[\\/]/ },
   { name: 'vendor-zod', test: /node_modules[\\/]zod[\\/]/ },

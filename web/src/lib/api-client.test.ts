@@ -161,3 +161,31 @@ describe('error mapping', () => {
     await expect(api.post('/api/auth/logout')).resolves.toBeUndefined()
   })
 })
+
+describe('CSRF cookie not yet set', () => {
+  it('retries a refused state-changing call once the refusal has set the cookie', async () => {
+    document.cookie = 'capopt_csrf=; path=/; max-age=0'
+    let attempt = 0
+    const headers: (string | undefined)[] = []
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        headers.push((init.headers as Record<string, string>)['X-CSRF-Token'])
+        attempt += 1
+        if (attempt === 1) {
+          document.cookie = 'capopt_csrf=fresh; path=/'
+          return jsonResponse(403, { code: 'csrf_failed', message: 'Missing or invalid CSRF token.' })
+        }
+        return jsonResponse(200, { success: true, message: 'ok', code: 'OK' })
+      }),
+    )
+    await expect(api.post('/api/waitlist', {})).resolves.toMatchObject({ code: 'OK' })
+    expect(headers).toEqual([undefined, 'fresh'])
+  })
+
+  it('does not retry a refusal when the cookie was already there', async () => {
+    const calls = mockFetch(jsonResponse(403, { code: 'csrf_failed', message: 'Missing or invalid CSRF token.' }))
+    await expect(api.post('/api/waitlist', {})).rejects.toMatchObject({ status: 403, code: 'csrf_failed' })
+    expect(calls).toHaveLength(1)
+  })
+})

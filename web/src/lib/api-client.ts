@@ -163,7 +163,13 @@ function refreshSession(): Promise<boolean> {
  * the user is signed out. Every failure is an {@link ApiError}.
  */
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const hadCsrfCookie = readCookie(CSRF_COOKIE) !== null
   let response = await send(path, options)
+  if (response.status === 403 && !hadCsrfCookie && (options.method ?? 'GET') !== 'GET' && readCookie(CSRF_COOKIE) !== null) {
+    // The first state-changing call of a visit can beat the CSRF cookie, which the server hands out
+    // with any API response (including this refusal): retry once now that it is set.
+    response = await send(path, options)
+  }
   if (response.status === 401 && !NO_REFRESH_PATHS.has(path)) {
     if (await refreshSession()) {
       response = await send(path, options)
