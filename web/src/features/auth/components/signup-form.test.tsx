@@ -98,3 +98,22 @@ describe('SignupForm', () => {
     expect(screen.getByText('Invalid invitation link')).toBeInTheDocument()
   })
 })
+
+describe('SignupForm success message', () => {
+  it('does not repeat the title when the server answers with the same words', async () => {
+    mockApi({
+      'GET /api/invitations/inv-1': () => json(200, invitation),
+      'POST /api/invitations/inv-1/accept': () => json(201, { message: 'Account created successfully!' }),
+    })
+    const router = renderSignup('inv-1')
+    await userEvent.type(await screen.findByLabelText('Last name'), 'Ruiz')
+    await userEvent.type(screen.getByLabelText('Password'), 'Secret-Pass-1')
+    await userEvent.type(screen.getByLabelText('Confirm password'), 'Secret-Pass-1')
+    await userEvent.click(screen.getByRole('button', { name: 'Create Account' }))
+    expect(await screen.findByText('login page')).toBeInTheDocument()
+    expect(await screen.findByText('Your account is ready. Sign in with your email and password.')).toBeInTheDocument()
+    const descriptions = [...document.querySelectorAll('[data-description]')].map((e) => e.textContent)
+    expect(descriptions).not.toContain('Account created successfully!')
+    expect(router.state.location.state).toEqual({ notice: 'Your account is ready. Sign in with your email and password.' })
+  })
+})

@@ -21,6 +21,7 @@ import { PasswordInput } from './password-input'
 export const INVALID_INVITATION = 'Invalid invitation link'
 export const EXPIRED_INVITATION = 'Invalid or expired invitation link'
 export const INVITATION_LOAD_FAILED = 'Failed to load invitation'
+const ACCOUNT_CREATED = 'Account created successfully!'
 const UNEXPECTED = 'An unexpected error occurred. Please try again.'
 
 /** Registration from an invitation link: name and password; email, company and role come from the invitation. */
@@ -88,8 +89,9 @@ function SignupFields({ token, invitation }: { token: string; invitation: Invita
         last_name: values.lastName.trim(),
         password: values.password,
       })
-      const notice = message ?? 'Your account has been created. You can now sign in.'
-      toast.success('Account created successfully!', notice)
+      const notice =
+        message && message !== ACCOUNT_CREATED ? message : 'Your account is ready. Sign in with your email and password.'
+      toast.success(ACCOUNT_CREATED, notice)
       navigate(paths.login.getHref(), { replace: true, state: { notice } })
     } catch (error) {
       if (error instanceof ApiError && error.status === 422) {
