@@ -43,7 +43,9 @@ use std::sync::Arc;
 use chrono::{Months, NaiveDate};
 
 use crate::model::{ExposureRow, Lever, MatchStatus};
-use crate::refdata::{Country, Institution, LeiError, MdbEntity, MdbKind, Nif, NifError, PublicEntity, RefData};
+use crate::refdata::{
+    Country, Institution, LeiError, MdbEntity, MdbKind, Nif, NifError, PublicEntity, RefData,
+};
 use crate::rules::{RuleSet, RuleTable};
 
 /// Run-level inputs of the engine.
@@ -59,7 +61,10 @@ pub struct EngineContext {
 impl EngineContext {
     /// A context for this reporting date with the default client country, Spain.
     pub fn new(reporting_date: NaiveDate) -> EngineContext {
-        EngineContext { reporting_date, client_country: "ES".to_string() }
+        EngineContext {
+            reporting_date,
+            client_country: "ES".to_string(),
+        }
     }
 }
 
@@ -81,7 +86,13 @@ impl Engine {
     pub fn new(rules: Arc<RuleSet>, refdata: Arc<RefData>, ctx: EngineContext) -> Engine {
         let client_country = Country::parse(&ctx.client_country);
         let three_months = ctx.reporting_date.checked_add_months(Months::new(3));
-        Engine { rules, refdata, ctx, client_country, three_months }
+        Engine {
+            rules,
+            refdata,
+            ctx,
+            client_country,
+            three_months,
+        }
     }
 
     /// The rule set in use.
@@ -137,10 +148,19 @@ impl Flags {
     pub const INVALID_LEI: Flags = Flags(1 << 10);
 
     const NAMES: [(Flags, &'static str); 11] = [
-        (Flags::CURRENT_BELOW_REGULATORY, "current RW below regulatory RW"),
-        (Flags::CURRENT_RW_DEFAULTED, "current RW missing, 100% assumed"),
+        (
+            Flags::CURRENT_BELOW_REGULATORY,
+            "current RW below regulatory RW",
+        ),
+        (
+            Flags::CURRENT_RW_DEFAULTED,
+            "current RW missing, 100% assumed",
+        ),
         (Flags::MATURITY_MISSING, "maturity missing"),
-        (Flags::RESIDUAL_AS_ORIGINAL, "maturity taken as original maturity"),
+        (
+            Flags::RESIDUAL_AS_ORIGINAL,
+            "maturity taken as original maturity",
+        ),
         (Flags::CURRENCY_MISSING, "currency missing"),
         (Flags::CQS_FROM_FILE, "CQS from file"),
         (Flags::MATCHED_BY_NAME, "matched by name"),
@@ -168,7 +188,10 @@ impl Flags {
 
     /// Iterates the human-readable names of the set flags.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
-        Flags::NAMES.into_iter().filter(move |(f, _)| self.contains(*f)).map(|(_, n)| n)
+        Flags::NAMES
+            .into_iter()
+            .filter(move |(f, _)| self.contains(*f))
+            .map(|(_, n)| n)
     }
 }
 
@@ -212,7 +235,10 @@ pub struct AppliedRule<'a> {
 
 impl<'a> AppliedRule<'a> {
     pub(crate) fn none(rule_set: &'a str) -> AppliedRule<'a> {
-        AppliedRule { rule_set, tables: [None, None] }
+        AppliedRule {
+            rule_set,
+            tables: [None, None],
+        }
     }
 
     /// The rule set id.
@@ -514,11 +540,17 @@ impl fmt::Display for Subject<'_> {
                 Some(l) => write!(f, "{} {} (LEI {l})", e.label(), e.legal_name),
                 None => write!(f, "{} {}", e.label(), e.legal_name),
             },
-            Subject::Institution { entity: Some(e), .. } => match e.lei {
+            Subject::Institution {
+                entity: Some(e), ..
+            } => match e.lei {
                 Some(l) => write!(f, "Institution {} (LEI {l})", e.legal_name),
                 None => write!(f, "Institution {}", e.legal_name),
             },
-            Subject::Institution { entity: None, lei, name } => {
+            Subject::Institution {
+                entity: None,
+                lei,
+                name,
+            } => {
                 f.write_str("Institution")?;
                 if !name.is_empty() {
                     write!(f, " {name}")?;
@@ -538,43 +570,97 @@ impl fmt::Display for Subject<'_> {
 impl fmt::Display for Reason<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Reason::TreatedAsCentralGovernment { country, domestic: true, .. } => {
-                write!(f, "treated as central government {country}, exposure in its domestic currency")
+            Reason::TreatedAsCentralGovernment {
+                country,
+                domestic: true,
+                ..
+            } => {
+                write!(
+                    f,
+                    "treated as central government {country}, exposure in its domestic currency"
+                )
             }
-            Reason::TreatedAsCentralGovernment { country, domestic: false, cqs } => {
-                write!(f, "treated as central government {country} ({})", CqsText(cqs))
+            Reason::TreatedAsCentralGovernment {
+                country,
+                domestic: false,
+                cqs,
+            } => {
+                write!(
+                    f,
+                    "treated as central government {country} ({})",
+                    CqsText(cqs)
+                )
             }
             Reason::MemberStateDomesticCurrency { country } => {
-                write!(f, "{country} regional or local authority, exposure in its domestic currency")
+                write!(
+                    f,
+                    "{country} regional or local authority, exposure in its domestic currency"
+                )
             }
-            Reason::ShortTerm { cqs: Some(c) } => write!(f, "maturity of three months or less, CQS {c}"),
-            Reason::ShortTerm { cqs: None } => f.write_str("original maturity of three months or less"),
+            Reason::ShortTerm { cqs: Some(c) } => {
+                write!(f, "maturity of three months or less, CQS {c}")
+            }
+            Reason::ShortTerm { cqs: None } => {
+                f.write_str("original maturity of three months or less")
+            }
             Reason::EntityRating(c) => write!(f, "own rating CQS {c}"),
-            Reason::SovereignRating { country: Some(c), cqs } => write!(f, "unrated; central government {c} {}", CqsText(cqs)),
-            Reason::SovereignRating { country: None, cqs } => write!(f, "unrated; central government {}", CqsText(cqs)),
-            Reason::Listed(MdbKind::Listed117_2) => f.write_str("multilateral development bank listed in Art. 117(2)"),
-            Reason::Listed(MdbKind::InternationalOrg118) => f.write_str("international organisation listed in Art. 118"),
+            Reason::SovereignRating {
+                country: Some(c),
+                cqs,
+            } => write!(f, "unrated; central government {c} {}", CqsText(cqs)),
+            Reason::SovereignRating { country: None, cqs } => {
+                write!(f, "unrated; central government {}", CqsText(cqs))
+            }
+            Reason::Listed(MdbKind::Listed117_2) => {
+                f.write_str("multilateral development bank listed in Art. 117(2)")
+            }
+            Reason::Listed(MdbKind::InternationalOrg118) => {
+                f.write_str("international organisation listed in Art. 118")
+            }
             Reason::Listed(MdbKind::Ecb114_3) => f.write_str("European Central Bank"),
             Reason::Listed(MdbKind::Other117_1) => f.write_str("multilateral development bank"),
-            Reason::UnratedMdb => f.write_str("unrated multilateral development bank outside the Art. 117(2) list"),
-            Reason::Scra { grade, short: false } => write!(f, "unrated; SCRA grade {grade}"),
-            Reason::Scra { grade, short: true } => write!(f, "unrated; SCRA grade {grade}, short-term"),
+            Reason::UnratedMdb => {
+                f.write_str("unrated multilateral development bank outside the Art. 117(2) list")
+            }
+            Reason::Scra {
+                grade,
+                short: false,
+            } => write!(f, "unrated; SCRA grade {grade}"),
+            Reason::Scra { grade, short: true } => {
+                write!(f, "unrated; SCRA grade {grade}, short-term")
+            }
             Reason::CorporateRated(c) => write!(f, "rated CQS {c}"),
             Reason::CorporateUnrated => f.write_str("unrated"),
-            Reason::Collateral { base_rw, collateral_rw, covered_share } => write!(
+            Reason::Collateral {
+                base_rw,
+                collateral_rw,
+                covered_share,
+            } => write!(
                 f,
                 "{:.1}% covered by financial collateral at {} (simple method), rest at {}",
                 covered_share * 100.0,
                 Pct(collateral_rw),
                 Pct(base_rw)
             ),
-            Reason::SovereignDomestic { country } => write!(f, "exposure in the domestic currency of {country}"),
-            Reason::SpecOwnGovernment { country, cqs } => {
-                write!(f, "client and entity share the own government {country} ({})", CqsText(cqs))
+            Reason::SovereignDomestic { country } => {
+                write!(f, "exposure in the domestic currency of {country}")
             }
-            Reason::SpecTable { cqs, short: true } => write!(f, "government {}, maturity of three months or less", CqsText(cqs)),
+            Reason::SpecOwnGovernment { country, cqs } => {
+                write!(
+                    f,
+                    "client and entity share the own government {country} ({})",
+                    CqsText(cqs)
+                )
+            }
+            Reason::SpecTable { cqs, short: true } => write!(
+                f,
+                "government {}, maturity of three months or less",
+                CqsText(cqs)
+            ),
             Reason::SpecTable { cqs, short: false } => write!(f, "government {}", CqsText(cqs)),
-            Reason::SpecGenericCollateral => f.write_str("corporate with eligible collateral at 100%"),
+            Reason::SpecGenericCollateral => {
+                f.write_str("corporate with eligible collateral at 100%")
+            }
             Reason::SpecDefault => f.write_str("no rating and no own-government weight"),
             Reason::Unrated => f.write_str("unrated"),
         }
@@ -690,7 +776,10 @@ mod tests {
         let f = Flags::CURRENT_BELOW_REGULATORY | Flags::CURRENCY_MISSING;
         assert!(f.contains(Flags::CURRENT_BELOW_REGULATORY));
         assert!(!f.contains(Flags::NEEDS_REVIEW));
-        assert_eq!(f.to_string(), "current RW below regulatory RW; currency missing");
+        assert_eq!(
+            f.to_string(),
+            "current RW below regulatory RW; currency missing"
+        );
     }
 
     #[test]

@@ -133,20 +133,60 @@ fn header(c: Col, style: HeaderStyle) -> &'static str {
     let names: [&'static str; 4] = match c {
         Id => ["Exposure_ID", "ID_Exposicion", "exposure_id", "ExpID"],
         AssetClass => ["Asset_Class", "Clase_Activo", "asset_class", "AssetCls"],
-        Eligible => ["Eligible_Collateral", "Garantia_Elegible", "eligible_collateral", "EligColl"],
-        CurrentRw => ["Current_Risk_Weight", "Ponderacion_Riesgo", "current_risk_weight", "RW"],
-        Amount => ["Exposure_Amount", "Importe_Exposicion", "exposure_amount", "EAD"],
+        Eligible => [
+            "Eligible_Collateral",
+            "Garantia_Elegible",
+            "eligible_collateral",
+            "EligColl",
+        ],
+        CurrentRw => [
+            "Current_Risk_Weight",
+            "Ponderacion_Riesgo",
+            "current_risk_weight",
+            "RW",
+        ],
+        Amount => [
+            "Exposure_Amount",
+            "Importe_Exposicion",
+            "exposure_amount",
+            "EAD",
+        ],
         Nif => ["NIF", "NIF", "nif", "TaxID"],
         Lei => ["LEI", "Codigo_LEI", "lei", "LEI"],
         Name => ["Legal_Name", "Razon_Social", "legal_name", "CptyName"],
         Maturity => ["Maturity", "Vencimiento", "maturity", "MatDate"],
         Currency => ["Currency", "Divisa", "currency", "Ccy"],
         Country => ["Country", "Pais", "country", "Ctry"],
-        Cqs => ["Credit_Quality_Step", "Nivel_Calidad_Crediticia", "credit_quality_step", "CQS"],
-        CollValue => ["Collateral_Value", "Valor_Garantia", "collateral_value", "CollVal"],
-        CollRw => ["Collateral_Risk_Weight", "Ponderacion_Garantia", "collateral_risk_weight", "CollRW"],
-        CollType => ["Collateral_Type", "Tipo_Garantia", "collateral_type", "CollType"],
-        CollCcy => ["Collateral_Currency", "Divisa_Garantia", "collateral_currency", "CollCcy"],
+        Cqs => [
+            "Credit_Quality_Step",
+            "Nivel_Calidad_Crediticia",
+            "credit_quality_step",
+            "CQS",
+        ],
+        CollValue => [
+            "Collateral_Value",
+            "Valor_Garantia",
+            "collateral_value",
+            "CollVal",
+        ],
+        CollRw => [
+            "Collateral_Risk_Weight",
+            "Ponderacion_Garantia",
+            "collateral_risk_weight",
+            "CollRW",
+        ],
+        CollType => [
+            "Collateral_Type",
+            "Tipo_Garantia",
+            "collateral_type",
+            "CollType",
+        ],
+        CollCcy => [
+            "Collateral_Currency",
+            "Divisa_Garantia",
+            "collateral_currency",
+            "CollCcy",
+        ],
         Scra => ["SCRA_Grade", "Grado_SCRA", "scra_grade", "SCRA"],
     };
     names[match style {
@@ -180,7 +220,9 @@ fn columns(lever: Lever, opts: &GenerateOptions) -> Vec<Col> {
     if opts.asset_class {
         v.push(AssetClass);
     }
-    v.extend([Eligible, CurrentRw, Amount, Nif, Lei, Name, Maturity, Currency, Country, Cqs]);
+    v.extend([
+        Eligible, CurrentRw, Amount, Nif, Lei, Name, Maturity, Currency, Country, Cqs,
+    ]);
     match lever {
         Lever::Corporates => v.extend([CollValue, CollRw, CollType, CollCcy]),
         Lever::Institutions => v.push(Scra),
@@ -242,33 +284,88 @@ struct Gen<'r> {
 }
 
 const COMPANY_WORDS: &[&str] = &[
-    "Ibérica", "Levante", "Atlántica", "Meseta", "Cantábrica", "Mediterránea", "Andaluza", "Galaica", "Norte", "Sur",
-    "Central", "Global", "Nova", "Alba", "Delta", "Sierra", "Costa", "Vértice", "Horizonte", "Aurora",
+    "Ibérica",
+    "Levante",
+    "Atlántica",
+    "Meseta",
+    "Cantábrica",
+    "Mediterránea",
+    "Andaluza",
+    "Galaica",
+    "Norte",
+    "Sur",
+    "Central",
+    "Global",
+    "Nova",
+    "Alba",
+    "Delta",
+    "Sierra",
+    "Costa",
+    "Vértice",
+    "Horizonte",
+    "Aurora",
 ];
 const COMPANY_TRADES: &[&str] = &[
-    "Construcciones", "Logística", "Energía", "Alimentación", "Textil", "Ingeniería", "Distribución", "Hoteles",
-    "Transportes", "Tecnología", "Química", "Metalurgia", "Agroindustrial", "Inmobiliaria", "Servicios",
+    "Construcciones",
+    "Logística",
+    "Energía",
+    "Alimentación",
+    "Textil",
+    "Ingeniería",
+    "Distribución",
+    "Hoteles",
+    "Transportes",
+    "Tecnología",
+    "Química",
+    "Metalurgia",
+    "Agroindustrial",
+    "Inmobiliaria",
+    "Servicios",
 ];
 const COMPANY_FORMS: &[&str] = &["SA", "SL", "SLU", "S.A.", "S.L."];
 
 const SOVEREIGN_NAMES: &[(&str, &str, &str)] = &[
     ("ES", "Kingdom of Spain", "Reino de España"),
-    ("DE", "Federal Republic of Germany", "República Federal de Alemania"),
+    (
+        "DE",
+        "Federal Republic of Germany",
+        "República Federal de Alemania",
+    ),
     ("FR", "French Republic", "República Francesa"),
     ("IT", "Republic of Italy", "República Italiana"),
     ("PT", "Portuguese Republic", "República Portuguesa"),
-    ("NL", "Kingdom of the Netherlands", "Reino de los Países Bajos"),
+    (
+        "NL",
+        "Kingdom of the Netherlands",
+        "Reino de los Países Bajos",
+    ),
     ("BE", "Kingdom of Belgium", "Reino de Bélgica"),
     ("AT", "Republic of Austria", "República de Austria"),
     ("IE", "Ireland", "Irlanda"),
     ("FI", "Republic of Finland", "República de Finlandia"),
     ("GR", "Hellenic Republic", "República Helénica"),
     ("PL", "Republic of Poland", "República de Polonia"),
-    ("US", "United States of America (Treasury)", "Tesoro de los Estados Unidos"),
-    ("GB", "United Kingdom (HM Treasury)", "Reino Unido (HM Treasury)"),
-    ("JP", "Japan (Ministry of Finance)", "Japón (Ministerio de Hacienda)"),
+    (
+        "US",
+        "United States of America (Treasury)",
+        "Tesoro de los Estados Unidos",
+    ),
+    (
+        "GB",
+        "United Kingdom (HM Treasury)",
+        "Reino Unido (HM Treasury)",
+    ),
+    (
+        "JP",
+        "Japan (Ministry of Finance)",
+        "Japón (Ministerio de Hacienda)",
+    ),
     ("MX", "United Mexican States", "Estados Unidos Mexicanos"),
-    ("BR", "Federative Republic of Brazil", "República Federativa de Brasil"),
+    (
+        "BR",
+        "Federative Republic of Brazil",
+        "República Federativa de Brasil",
+    ),
     ("TR", "Republic of Turkey", "República de Turquía"),
 ];
 
@@ -293,9 +390,19 @@ impl<'r> Gen<'r> {
         } else {
             120 + self.rng.below(365 * 25)
         };
-        let d = self.opts.reporting_date.checked_add_days(Days::new(days)).unwrap_or(self.opts.reporting_date);
+        let d = self
+            .opts
+            .reporting_date
+            .checked_add_days(Days::new(days))
+            .unwrap_or(self.opts.reporting_date);
         use std::fmt::Write as _;
-        let _ = write!(row.maturity, "{:04}-{:02}-{:02}", d.year(), d.month(), d.day());
+        let _ = write!(
+            row.maturity,
+            "{:04}-{:02}-{:02}",
+            d.year(),
+            d.month(),
+            d.day()
+        );
     }
 
     fn current_rw(&mut self, row: &mut Row, choices: &[(u32, f64)]) {
@@ -345,10 +452,11 @@ impl<'r> Gen<'r> {
     fn unknown_nif(&mut self, key: u8) -> String {
         for _ in 0..64 {
             let digits = 1_000_000 + self.rng.below(8_800_000) as u32;
-            if let Some(n) = Nif::from_parts(key, digits) {
-                if self.refdata.pse().get(&n).is_none() && self.refdata.rgla().get(&n).is_none() {
-                    return n.to_string();
-                }
+            if let Some(n) = Nif::from_parts(key, digits)
+                && self.refdata.pse().get(&n).is_none()
+                && self.refdata.rgla().get(&n).is_none()
+            {
+                return n.to_string();
             }
         }
         String::new()
@@ -378,7 +486,9 @@ impl<'r> Gen<'r> {
         for _ in 0..14 {
             base.push(ALNUM[self.rng.below(36) as usize] as char);
         }
-        Lei::with_check_digits(&base).map(|l| l.to_string()).unwrap_or_default()
+        Lei::with_check_digits(&base)
+            .map(|l| l.to_string())
+            .unwrap_or_default()
     }
 
     fn company_name(&mut self, out: &mut String) {
@@ -394,9 +504,17 @@ impl<'r> Gen<'r> {
 
     fn public_row(&mut self, row: &mut Row) {
         let rgla = self.lever == Lever::Rgla;
-        let list = if rgla { self.refdata.rgla() } else { self.refdata.pse() };
+        let list = if rgla {
+            self.refdata.rgla()
+        } else {
+            self.refdata.pse()
+        };
         row.country.push_str("ES");
-        row.currency = if self.rng.chance(0.95) { "EUR" } else { *self.rng.pick(&["USD", "GBP", "CHF"]) };
+        row.currency = if self.rng.chance(0.95) {
+            "EUR"
+        } else {
+            *self.rng.pick(&["USD", "GBP", "CHF"])
+        };
         self.amount(row);
         self.maturity(row, if rgla { 0.08 } else { 0.15 });
         self.current_rw(row, &[(100, 0.5), (50, 0.2), (20, 0.25), (0, 0.05)]);
@@ -407,16 +525,32 @@ impl<'r> Gen<'r> {
             self.write_nif(&nif, &mut row.nif);
             row.name.push_str(&e.legal_name);
         } else if x < 0.93 {
-            let key = if rgla { if self.rng.chance(0.9) { b'P' } else { b'S' } } else { b'Q' };
+            let key = if rgla {
+                if self.rng.chance(0.9) { b'P' } else { b'S' }
+            } else {
+                b'Q'
+            };
             row.nif = self.unknown_nif(key);
-            row.name.push_str(if rgla { "Ayuntamiento no identificado" } else { "Organismo no identificado" });
+            row.name.push_str(if rgla {
+                "Ayuntamiento no identificado"
+            } else {
+                "Organismo no identificado"
+            });
         } else if x < 0.95 {
             let key = if rgla { b'P' } else { b'Q' };
             row.nif = self.bad_nif(key);
-            row.name.push_str(if rgla { "Entidad local" } else { "Ente público" });
+            row.name.push_str(if rgla {
+                "Entidad local"
+            } else {
+                "Ente público"
+            });
         } else {
             // blank NIF
-            row.name.push_str(if rgla { "Entidad local sin NIF" } else { "Ente público sin NIF" });
+            row.name.push_str(if rgla {
+                "Entidad local sin NIF"
+            } else {
+                "Ente público sin NIF"
+            });
         }
     }
 
@@ -453,7 +587,8 @@ impl<'r> Gen<'r> {
                 }
             }
             if e.kind == MdbKind::Other117_1 && self.rng.chance(0.5) {
-                row.cqs.push_str(["1", "2", "3"][self.rng.below(3) as usize]);
+                row.cqs
+                    .push_str(["1", "2", "3"][self.rng.below(3) as usize]);
             }
         } else if x < 0.96 {
             row.lei = self.synthetic_lei();
@@ -537,16 +672,20 @@ impl<'r> Gen<'r> {
         self.company_name(&mut row.name);
         let key = *self.rng.pick(b"AB");
         let digits = 1_000_000 + self.rng.below(8_999_999) as u32;
-        if let Some(n) = Nif::from_parts(key, digits) {
-            if self.rng.chance(0.95) {
-                let s = n.to_string();
-                self.write_nif(&s, &mut row.nif);
-            }
+        if let Some(n) = Nif::from_parts(key, digits)
+            && self.rng.chance(0.95)
+        {
+            let s = n.to_string();
+            self.write_nif(&s, &mut row.nif);
         }
         if self.rng.chance(0.2) {
             row.lei = self.synthetic_lei();
         }
-        row.country.push_str(if self.rng.chance(0.9) { "ES" } else { *self.rng.pick(&["PT", "FR", "TR", "AR"]) });
+        row.country.push_str(if self.rng.chance(0.9) {
+            "ES"
+        } else {
+            self.rng.pick::<&str>(&["PT", "FR", "TR", "AR"])
+        });
         row.currency = if self.rng.chance(0.92) { "EUR" } else { "USD" };
         if self.rng.chance(0.3) {
             use std::fmt::Write as _;
@@ -568,7 +707,11 @@ impl<'r> Gen<'r> {
                 ]);
                 row.coll_type = t;
                 row.coll_rw.push_str(rw);
-                row.coll_ccy = if self.rng.chance(0.9) { row.currency } else { "USD" };
+                row.coll_ccy = if self.rng.chance(0.9) {
+                    row.currency
+                } else {
+                    "USD"
+                };
             }
         }
     }
@@ -581,7 +724,11 @@ impl<'r> Gen<'r> {
             if let Some(l) = self.ecb_lei {
                 row.lei.push_str(l.as_str());
             }
-            row.name.push_str(if self.spanish { "Banco Central Europeo" } else { "European Central Bank" });
+            row.name.push_str(if self.spanish {
+                "Banco Central Europeo"
+            } else {
+                "European Central Bank"
+            });
             row.country.push_str("DE");
             row.currency = "EUR";
             return;
@@ -601,18 +748,28 @@ impl<'r> Gen<'r> {
             "PL" => "PLN",
             _ => "EUR",
         };
-        row.currency = if self.rng.chance(0.75) { domestic } else { *self.rng.pick(&["USD", "EUR"]) };
-        if let Some(country) = crate::refdata::Country::parse(c) {
-            if let Some(s) = self.refdata.sovereigns().get(country).and_then(|s| s.cqs) {
-                use std::fmt::Write as _;
-                let _ = write!(row.cqs, "{s}");
-            }
+        row.currency = if self.rng.chance(0.75) {
+            domestic
+        } else {
+            *self.rng.pick(&["USD", "EUR"])
+        };
+        if let Some(country) = crate::refdata::Country::parse(c)
+            && let Some(s) = self.refdata.sovereigns().get(country).and_then(|s| s.cqs)
+        {
+            use std::fmt::Write as _;
+            let _ = write!(row.cqs, "{s}");
         }
     }
 }
 
 /// Writes `rows` exposures for `lever` as CSV, reproducibly from `seed`, with the default options.
-pub fn generate_exposures(lever: Lever, rows: usize, seed: u64, refdata: &RefData, w: impl Write) -> Result<()> {
+pub fn generate_exposures(
+    lever: Lever,
+    rows: usize,
+    seed: u64,
+    refdata: &RefData,
+    w: impl Write,
+) -> Result<()> {
     generate_exposures_with(lever, rows, seed, refdata, &GenerateOptions::default(), w)
 }
 
@@ -626,11 +783,24 @@ pub fn generate_exposures_with(
     w: impl Write,
 ) -> Result<()> {
     let cols = columns(lever, opts);
-    let mut wr = csv::WriterBuilder::new().buffer_capacity(1 << 16).from_writer(w);
+    let mut wr = csv::WriterBuilder::new()
+        .buffer_capacity(1 << 16)
+        .from_writer(w);
     wr.write_record(cols.iter().map(|c| header(*c, opts.headers)))?;
-    let mdb_with_lei =
-        refdata.mdb().entities().iter().enumerate().filter(|(_, e)| e.lei.is_some() && e.kind != MdbKind::Ecb114_3).map(|(i, _)| i).collect();
-    let ecb_lei = refdata.mdb().entities().iter().find(|e| e.kind == MdbKind::Ecb114_3).and_then(|e| e.lei);
+    let mdb_with_lei = refdata
+        .mdb()
+        .entities()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.lei.is_some() && e.kind != MdbKind::Ecb114_3)
+        .map(|(i, _)| i)
+        .collect();
+    let ecb_lei = refdata
+        .mdb()
+        .entities()
+        .iter()
+        .find(|e| e.kind == MdbKind::Ecb114_3)
+        .and_then(|e| e.lei);
     let mut g = Gen {
         rng: SplitMix64::new(seed ^ (lever as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         refdata,

@@ -31,10 +31,14 @@ impl BankFigures {
     fn validate(&self) -> Result<()> {
         let (r, c) = (self.total_rwas, self.cet1_capital);
         if !r.is_finite() || r <= 0.0 {
-            return Err(Error::InvalidFigures(format!("total RWAs must be a positive amount, found {r}")));
+            return Err(Error::InvalidFigures(format!(
+                "total RWAs must be a positive amount, found {r}"
+            )));
         }
         if !c.is_finite() || c <= 0.0 {
-            return Err(Error::InvalidFigures(format!("CET1 capital must be a positive amount, found {c}")));
+            return Err(Error::InvalidFigures(format!(
+                "CET1 capital must be a positive amount, found {c}"
+            )));
         }
         Ok(())
     }
@@ -52,7 +56,9 @@ pub fn bps_exact(fig: &BankFigures, delta_rwa: f64) -> Result<f64> {
     fig.validate()?;
     let (r, c) = (fig.total_rwas, fig.cet1_capital);
     if !delta_rwa.is_finite() || delta_rwa < 0.0 {
-        return Err(Error::InvalidFigures(format!("the RWA reduction must be zero or positive, found {delta_rwa}")));
+        return Err(Error::InvalidFigures(format!(
+            "the RWA reduction must be zero or positive, found {delta_rwa}"
+        )));
     }
     if delta_rwa >= r {
         return Err(Error::InvalidFigures(format!(
@@ -78,10 +84,14 @@ pub fn bps_linear(fig: &BankFigures, delta_rwa: f64) -> Result<f64> {
 /// Pillar 1 minimum, or the bank's own ratio).
 pub fn capital_at_ratio(delta_rwa: f64, ratio: f64) -> Result<f64> {
     if !ratio.is_finite() || ratio <= 0.0 || ratio >= 1.0 {
-        return Err(Error::InvalidFigures(format!("the capital ratio must be a fraction between 0 and 1, found {ratio}")));
+        return Err(Error::InvalidFigures(format!(
+            "the capital ratio must be a fraction between 0 and 1, found {ratio}"
+        )));
     }
     if !delta_rwa.is_finite() {
-        return Err(Error::InvalidFigures("the RWA reduction is not a number".into()));
+        return Err(Error::InvalidFigures(
+            "the RWA reduction is not a number".into(),
+        ));
     }
     Ok(delta_rwa * ratio)
 }
@@ -117,13 +127,23 @@ pub const RATIO_TOLERANCE_BPS: f64 = 5.0;
 /// is read as a percentage (13 means 13 %).
 pub fn check_reported_ratio(fig: &BankFigures) -> Result<Option<RatioMismatch>> {
     let implied = fig.implied_ratio()?;
-    let Some(raw) = fig.reported_ratio else { return Ok(None) };
+    let Some(raw) = fig.reported_ratio else {
+        return Ok(None);
+    };
     if !raw.is_finite() || raw <= 0.0 || raw >= 100.0 {
-        return Err(Error::InvalidFigures(format!("the reported CET1 ratio must be between 0 and 100%, found {raw}")));
+        return Err(Error::InvalidFigures(format!(
+            "the reported CET1 ratio must be between 0 and 100%, found {raw}"
+        )));
     }
     let reported = if raw > 1.0 { raw / 100.0 } else { raw };
     let gap_bps = (reported - implied) * 10_000.0;
-    Ok((gap_bps.abs() > RATIO_TOLERANCE_BPS + 1e-9).then_some(RatioMismatch { reported, implied, gap_bps }))
+    Ok(
+        (gap_bps.abs() > RATIO_TOLERANCE_BPS + 1e-9).then_some(RatioMismatch {
+            reported,
+            implied,
+            gap_bps,
+        }),
+    )
 }
 
 #[cfg(test)]
@@ -131,7 +151,11 @@ mod tests {
     use super::*;
 
     fn k01() -> BankFigures {
-        BankFigures { total_rwas: 100e9, cet1_capital: 13e9, reported_ratio: Some(0.13) }
+        BankFigures {
+            total_rwas: 100e9,
+            cet1_capital: 13e9,
+            reported_ratio: Some(0.13),
+        }
     }
 
     #[test]
@@ -157,19 +181,33 @@ mod tests {
         assert!(bps_linear_factor(&f).is_err());
         f.total_rwas = 1e9;
         f.cet1_capital = -5.0;
-        assert!(bps_exact(&f, 1.0).unwrap_err().to_string().contains("CET1 capital"));
+        assert!(
+            bps_exact(&f, 1.0)
+                .unwrap_err()
+                .to_string()
+                .contains("CET1 capital")
+        );
     }
 
     #[test]
     fn reported_ratio_check() {
         assert_eq!(check_reported_ratio(&k01()).unwrap(), None);
-        let pct = BankFigures { reported_ratio: Some(13.04), ..k01() };
+        let pct = BankFigures {
+            reported_ratio: Some(13.04),
+            ..k01()
+        };
         assert_eq!(check_reported_ratio(&pct).unwrap(), None);
-        let off = BankFigures { reported_ratio: Some(13.2), ..k01() };
+        let off = BankFigures {
+            reported_ratio: Some(13.2),
+            ..k01()
+        };
         let m = check_reported_ratio(&off).unwrap().unwrap();
         assert!((m.gap_bps - 20.0).abs() < 1e-6);
         assert!(m.to_string().contains("13.20%"));
-        let none = BankFigures { reported_ratio: None, ..k01() };
+        let none = BankFigures {
+            reported_ratio: None,
+            ..k01()
+        };
         assert_eq!(check_reported_ratio(&none).unwrap(), None);
     }
 }

@@ -39,11 +39,17 @@ impl fmt::Display for NifError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NifError::Empty => f.write_str("empty"),
-            NifError::Format => f.write_str("not a NIF (expected a key letter, 7 digits and a control character)"),
+            NifError::Format => {
+                f.write_str("not a NIF (expected a key letter, 7 digits and a control character)")
+            }
             NifError::CheckCharacter { expected } => {
                 let a = expected[0] as char;
                 if expected[1] != 0 {
-                    write!(f, "invalid check character (expected {} or {})", a, expected[1] as char)
+                    write!(
+                        f,
+                        "invalid check character (expected {} or {})",
+                        a, expected[1] as char
+                    )
                 } else {
                     write!(f, "invalid check character (expected {a})")
                 }
@@ -180,7 +186,11 @@ fn validate(b: &[u8; 9]) -> Result<(), NifError> {
             return Err(NifError::Format);
         }
         let exp = dni_letter(parse_digits(&b[..8]));
-        return if ctl == exp { Ok(()) } else { Err(NifError::CheckCharacter { expected: [exp, 0] }) };
+        return if ctl == exp {
+            Ok(())
+        } else {
+            Err(NifError::CheckCharacter { expected: [exp, 0] })
+        };
     }
     if !all_digits(&b[1..8]) {
         return Err(NifError::Format);
@@ -190,25 +200,47 @@ fn validate(b: &[u8; 9]) -> Result<(), NifError> {
             // NIE: the letter stands for 0, 1, 2 in front of the 7 digits.
             let lead = (first - b'X') as u32;
             let exp = dni_letter(lead * 10_000_000 + parse_digits(&b[1..8]));
-            if ctl == exp { Ok(()) } else { Err(NifError::CheckCharacter { expected: [exp, 0] }) }
+            if ctl == exp {
+                Ok(())
+            } else {
+                Err(NifError::CheckCharacter { expected: [exp, 0] })
+            }
         }
         b'K' | b'L' | b'M' => {
             let exp = dni_letter(parse_digits(&b[1..8]));
-            if ctl == exp { Ok(()) } else { Err(NifError::CheckCharacter { expected: [exp, 0] }) }
+            if ctl == exp {
+                Ok(())
+            } else {
+                Err(NifError::CheckCharacter { expected: [exp, 0] })
+            }
         }
         _ => {
             let c = entity_control_digit(&b[1..8]);
             let letter = ENTITY_CONTROL_LETTERS[c as usize];
             let digit = b'0' + c;
             if LETTER_CONTROL_KEYS.contains(&first) {
-                if ctl == letter { Ok(()) } else { Err(NifError::CheckCharacter { expected: [letter, 0] }) }
+                if ctl == letter {
+                    Ok(())
+                } else {
+                    Err(NifError::CheckCharacter {
+                        expected: [letter, 0],
+                    })
+                }
             } else if DIGIT_CONTROL_KEYS.contains(&first) {
-                if ctl == digit { Ok(()) } else { Err(NifError::CheckCharacter { expected: [digit, 0] }) }
+                if ctl == digit {
+                    Ok(())
+                } else {
+                    Err(NifError::CheckCharacter {
+                        expected: [digit, 0],
+                    })
+                }
             } else if EITHER_CONTROL_KEYS.contains(&first) {
                 if ctl == letter || ctl == digit {
                     Ok(())
                 } else {
-                    Err(NifError::CheckCharacter { expected: [letter, digit] })
+                    Err(NifError::CheckCharacter {
+                        expected: [letter, digit],
+                    })
                 }
             } else {
                 Err(NifError::Format)
@@ -218,7 +250,8 @@ fn validate(b: &[u8; 9]) -> Result<(), NifError> {
 }
 
 fn pack7(b: &[u8]) -> u64 {
-    b.iter().fold(0u64, |acc, &c| (acc << 7) | (c & 0x7f) as u64)
+    b.iter()
+        .fold(0u64, |acc, &c| (acc << 7) | (c & 0x7f) as u64)
 }
 
 /// A normalised ISO 17442 Legal Entity Identifier whose check digits are valid.
@@ -259,7 +292,11 @@ fn mod97(chars: &[u8]) -> Option<u32> {
     let mut r = 0u32;
     for &c in chars {
         let v = base36(c)?;
-        r = if v >= 10 { (r * 100 + v) % 97 } else { (r * 10 + v) % 97 };
+        r = if v >= 10 {
+            (r * 100 + v) % 97
+        } else {
+            (r * 10 + v) % 97
+        };
     }
     Some(r)
 }
@@ -323,7 +360,9 @@ impl Lei {
 
     /// The packed key used by the indexes (base 36, fits in 104 bits).
     pub fn key(&self) -> u128 {
-        self.0.iter().fold(0u128, |acc, &c| acc * 36 + base36(c).unwrap_or(0) as u128)
+        self.0
+            .iter()
+            .fold(0u128, |acc, &c| acc * 36 + base36(c).unwrap_or(0) as u128)
     }
 }
 
@@ -418,14 +457,30 @@ mod tests {
 
     #[test]
     fn real_public_nifs_validate() {
-        for s in ["P2807900B", "P0801900B", "S7800001E", "S0811001G", "S4111001F", "S4611001A", "Q2826000H", "Q2801660H"] {
-            assert_eq!(Nif::parse(s).map(|n| n.to_string()), Ok(s.to_string()), "{s}");
+        for s in [
+            "P2807900B",
+            "P0801900B",
+            "S7800001E",
+            "S0811001G",
+            "S4111001F",
+            "S4611001A",
+            "Q2826000H",
+            "Q2801660H",
+        ] {
+            assert_eq!(
+                Nif::parse(s).map(|n| n.to_string()),
+                Ok(s.to_string()),
+                "{s}"
+            );
         }
     }
 
     #[test]
     fn nif_normalisation() {
-        assert_eq!(Nif::parse(" es-p28.079.00 b ").unwrap().as_str(), "P2807900B");
+        assert_eq!(
+            Nif::parse(" es-p28.079.00 b ").unwrap().as_str(),
+            "P2807900B"
+        );
         assert_eq!(Nif::parse("ESQ2826000H").unwrap().as_str(), "Q2826000H");
         assert_eq!(Nif::parse(""), Err(NifError::Empty));
         assert_eq!(Nif::parse("   "), Err(NifError::Empty));
@@ -437,7 +492,12 @@ mod tests {
     #[test]
     fn nif_check_characters() {
         assert_eq!(Nif::parse("Q9900001J").unwrap().as_str(), "Q9900001J");
-        assert_eq!(Nif::parse("Q9900001A"), Err(NifError::CheckCharacter { expected: [b'J', 0] }));
+        assert_eq!(
+            Nif::parse("Q9900001A"),
+            Err(NifError::CheckCharacter {
+                expected: [b'J', 0]
+            })
+        );
         assert_eq!(Nif::parse("P9900005A").unwrap().as_str(), "P9900005A");
         assert_eq!(Nif::parse("S9900007G").unwrap().as_str(), "S9900007G");
         // Company with a digit control; a letter is refused for key A.
@@ -451,7 +511,12 @@ mod tests {
 
     #[test]
     fn nif_from_parts_round_trips() {
-        for (k, d) in [(b'Q', 9900001u32), (b'P', 9900005), (b'S', 9900007), (b'A', 2801586)] {
+        for (k, d) in [
+            (b'Q', 9900001u32),
+            (b'P', 9900005),
+            (b'S', 9900007),
+            (b'A', 2801586),
+        ] {
             let n = Nif::from_parts(k, d).unwrap();
             assert_eq!(Nif::parse(n.as_str()), Ok(n));
         }
@@ -459,11 +524,23 @@ mod tests {
 
     #[test]
     fn public_leis_validate() {
-        for s in ["ZTMSNXROF84AHWJNKQ93", "P41R60HC414IWQA1XW02", "QKL54NQY28TCDAI75F60", "5493006YXS1U5GIHE750", "549300DTUYXVMJXZNY75"] {
+        for s in [
+            "ZTMSNXROF84AHWJNKQ93",
+            "P41R60HC414IWQA1XW02",
+            "QKL54NQY28TCDAI75F60",
+            "5493006YXS1U5GIHE750",
+            "549300DTUYXVMJXZNY75",
+        ] {
             assert!(Lei::parse(s).is_ok(), "{s}");
         }
-        assert_eq!(Lei::parse("ZTMSNXROF84AHWJNKQ94"), Err(LeiError::CheckDigits));
-        assert_eq!(Lei::parse("ztms nxro-f84ahwjnkq93").unwrap().as_str(), "ZTMSNXROF84AHWJNKQ93");
+        assert_eq!(
+            Lei::parse("ZTMSNXROF84AHWJNKQ94"),
+            Err(LeiError::CheckDigits)
+        );
+        assert_eq!(
+            Lei::parse("ztms nxro-f84ahwjnkq93").unwrap().as_str(),
+            "ZTMSNXROF84AHWJNKQ93"
+        );
         assert_eq!(Lei::parse("ZTMSNXROF84AHWJNKQ9"), Err(LeiError::Format));
         assert_eq!(Lei::parse(""), Err(LeiError::Empty));
         let l = Lei::with_check_digits("999900ABCDEFGHIJ12").unwrap();
@@ -472,9 +549,18 @@ mod tests {
 
     #[test]
     fn names_fold() {
-        assert_eq!(fold_name("  Banco Europeo de Inversiones (BEI) "), "banco europeo de inversiones bei");
-        assert_eq!(fold_name("Banco Asiático de Desarrollo"), "banco asiatico de desarrollo");
+        assert_eq!(
+            fold_name("  Banco Europeo de Inversiones (BEI) "),
+            "banco europeo de inversiones bei"
+        );
+        assert_eq!(
+            fold_name("Banco Asiático de Desarrollo"),
+            "banco asiatico de desarrollo"
+        );
         let mut buf = [0u8; NAME_BUF];
-        assert_eq!(fold_name_into("EUROPEAN   Investment-Bank", &mut buf), Some("european investment bank"));
+        assert_eq!(
+            fold_name_into("EUROPEAN   Investment-Bank", &mut buf),
+            Some("european investment bank")
+        );
     }
 }

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use csv::StringRecord;
 
-use super::{Country, Currency, Institution, Lei, MdbEntity, MdbKind, Nif, PublicEntity, Sovereign};
+use super::{
+    Country, Currency, Institution, Lei, MdbEntity, MdbKind, Nif, PublicEntity, Sovereign,
+};
 use crate::error::{Error, Result};
 
 /// A parsed CSV with a case-insensitive header lookup.
@@ -19,27 +21,43 @@ struct Sheet {
 impl Sheet {
     fn parse(text: &str, label: &str, kind: &'static str) -> Result<Sheet> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut rdr = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(text.as_bytes());
+        let mut rdr = csv::ReaderBuilder::new()
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
         let headers: Vec<String> = rdr
             .headers()
-            .map_err(|e| Error::RefData { kind, message: format!("{label}: {e}") })?
+            .map_err(|e| Error::RefData {
+                kind,
+                message: format!("{label}: {e}"),
+            })?
             .iter()
             .map(|h| h.trim().to_ascii_lowercase())
             .collect();
         let mut rows = Vec::new();
         for rec in rdr.records() {
-            let rec = rec.map_err(|e| Error::RefData { kind, message: format!("{label}: {e}") })?;
+            let rec = rec.map_err(|e| Error::RefData {
+                kind,
+                message: format!("{label}: {e}"),
+            })?;
             if rec.iter().all(|f| f.is_empty()) {
                 continue;
             }
             let line = rec.position().map(|p| p.line()).unwrap_or(0);
             rows.push((line, rec));
         }
-        Ok(Sheet { label: label.to_string(), kind, headers, rows })
+        Ok(Sheet {
+            label: label.to_string(),
+            kind,
+            headers,
+            rows,
+        })
     }
 
     fn col(&self, names: &[&str]) -> Option<usize> {
-        names.iter().find_map(|n| self.headers.iter().position(|h| h == n))
+        names
+            .iter()
+            .find_map(|n| self.headers.iter().position(|h| h == n))
     }
 
     fn require(&self, names: &[&str]) -> Result<usize> {
@@ -50,7 +68,10 @@ impl Sheet {
     }
 
     fn err(&self, line: u64, msg: impl std::fmt::Display) -> Error {
-        Error::RefData { kind: self.kind, message: format!("{} line {line}: {msg}", self.label) }
+        Error::RefData {
+            kind: self.kind,
+            message: format!("{} line {line}: {msg}", self.label),
+        }
     }
 }
 
@@ -59,7 +80,10 @@ fn field(rec: &StringRecord, col: Option<usize>) -> &str {
 }
 
 fn read_text(path: &Path, kind: &'static str) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::RefData { kind, message: format!("{}: {e}", path.display()) })?;
+    let bytes = std::fs::read(path).map_err(|e| Error::RefData {
+        kind,
+        message: format!("{}: {e}", path.display()),
+    })?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
@@ -70,7 +94,9 @@ fn read_text(path: &Path, kind: &'static str) -> Result<String> {
 }
 
 fn file_label(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 fn parse_flag(sheet: &Sheet, line: u64, name: &str, v: &str) -> Result<bool> {
@@ -88,33 +114,53 @@ fn parse_cqs(sheet: &Sheet, line: u64, name: &str, v: &str) -> Result<Option<u8>
     }
     match t.parse::<f64>() {
         Ok(x) if x.fract() == 0.0 && (1.0..=6.0).contains(&x) => Ok(Some(x as u8)),
-        _ => Err(sheet.err(line, format!("{name} must be a credit quality step 1 to 6 or empty, found \"{v}\""))),
+        _ => Err(sheet.err(
+            line,
+            format!("{name} must be a credit quality step 1 to 6 or empty, found \"{v}\""),
+        )),
     }
 }
 
-fn parse_country(sheet: &Sheet, line: u64, v: &str, default: Option<Country>) -> Result<Option<Country>> {
+fn parse_country(
+    sheet: &Sheet,
+    line: u64,
+    v: &str,
+    default: Option<Country>,
+) -> Result<Option<Country>> {
     if v.trim().is_empty() {
         return Ok(default);
     }
-    Country::parse(v)
-        .map(Some)
-        .ok_or_else(|| sheet.err(line, format!("country must be an ISO alpha-2 code, found \"{v}\"")))
+    Country::parse(v).map(Some).ok_or_else(|| {
+        sheet.err(
+            line,
+            format!("country must be an ISO alpha-2 code, found \"{v}\""),
+        )
+    })
 }
 
 fn parse_opt_lei(sheet: &Sheet, line: u64, v: &str) -> Result<Option<Lei>> {
     if v.trim().is_empty() {
         return Ok(None);
     }
-    Lei::parse(v).map(Some).map_err(|e| sheet.err(line, format!("LEI {v}: {e}")))
+    Lei::parse(v)
+        .map(Some)
+        .map_err(|e| sheet.err(line, format!("LEI {v}: {e}")))
 }
 
 /// Reads `pse.csv` or `rgla.csv`.
-pub(super) fn public_entities_from_path(path: &Path, kind: &'static str) -> Result<Vec<PublicEntity>> {
+pub(super) fn public_entities_from_path(
+    path: &Path,
+    kind: &'static str,
+) -> Result<Vec<PublicEntity>> {
     let text = read_text(path, kind)?;
     public_entities_from_str(&text, &file_label(path), kind)
 }
 
-pub(super) fn public_entities_from_str(text: &str, label: &str, kind: &'static str) -> Result<Vec<PublicEntity>> {
+pub(super) fn public_entities_from_str(
+    text: &str,
+    label: &str,
+    kind: &'static str,
+) -> Result<Vec<PublicEntity>> {
     let sh = Sheet::parse(text, label, kind)?;
     let c_nif = sh.require(&["nif"])?;
     let c_name = sh.col(&["legal_name", "name"]);
@@ -130,7 +176,8 @@ pub(super) fn public_entities_from_str(text: &str, label: &str, kind: &'static s
         let line = *line;
         let raw = field(rec, Some(c_nif));
         let nif = Nif::parse(raw).map_err(|e| sh.err(line, format!("NIF \"{raw}\": {e}")))?;
-        let country = parse_country(&sh, line, field(rec, c_country), Some(Country::ES))?.unwrap_or(Country::ES);
+        let country = parse_country(&sh, line, field(rec, c_country), Some(Country::ES))?
+            .unwrap_or(Country::ES);
         out.push(PublicEntity {
             nif,
             legal_name: field(rec, c_name).to_string(),
@@ -138,7 +185,12 @@ pub(super) fn public_entities_from_str(text: &str, label: &str, kind: &'static s
             country,
             entity_cqs: parse_cqs(&sh, line, "entity_cqs", field(rec, c_cqs))?,
             own_gov_cqs: parse_cqs(&sh, line, "own_gov_cqs", field(rec, c_gov))?,
-            treated_as_central_government: parse_flag(&sh, line, "treated_as_central_government", field(rec, c_cg))?,
+            treated_as_central_government: parse_flag(
+                &sh,
+                line,
+                "treated_as_central_government",
+                field(rec, c_cg),
+            )?,
             source: field(rec, c_src).to_string(),
             as_of: field(rec, c_asof).to_string(),
         });
@@ -181,10 +233,12 @@ fn strip_parens(s: &str) -> (String, Vec<String>) {
 
 pub(super) fn mdb_from_str(text: &str, label: &str) -> Result<Vec<MdbEntity>> {
     let sh = Sheet::parse(text, label, "MDB")?;
-    let c_name = sh.col(&["legal_name", "full_name", "full_legal_name", "name"]).ok_or_else(|| Error::RefData {
-        kind: "MDB",
-        message: format!("{label}: missing column legal_name"),
-    })?;
+    let c_name = sh
+        .col(&["legal_name", "full_name", "full_legal_name", "name"])
+        .ok_or_else(|| Error::RefData {
+            kind: "MDB",
+            message: format!("{label}: missing column legal_name"),
+        })?;
     let c_lei = sh.col(&["lei", "lei_code"]);
     let c_acr = sh.col(&["acronym"]);
     let c_alias = sh.col(&["aliases"]);
@@ -193,13 +247,21 @@ pub(super) fn mdb_from_str(text: &str, label: &str) -> Result<Vec<MdbEntity>> {
     let c_art = sh.col(&["crr_article"]);
     let c_cqs = sh.col(&["entity_cqs", "credit_quality_step", "ecai_cqs"]);
     if c_listed.is_none() && c_art.is_none() {
-        return Err(Error::RefData { kind: "MDB", message: format!("{label}: missing column art_117_2_listed") });
+        return Err(Error::RefData {
+            kind: "MDB",
+            message: format!("{label}: missing column art_117_2_listed"),
+        });
     }
     let mut out = Vec::with_capacity(sh.rows.len());
     for (line, rec) in &sh.rows {
         let line = *line;
         let listed = match c_listed {
-            Some(_) => Some(parse_flag(&sh, line, "art_117_2_listed", field(rec, c_listed))?),
+            Some(_) => Some(parse_flag(
+                &sh,
+                line,
+                "art_117_2_listed",
+                field(rec, c_listed),
+            )?),
             None => None,
         };
         let art = field(rec, c_art).replace(' ', "").to_ascii_lowercase();
@@ -214,7 +276,10 @@ pub(super) fn mdb_from_str(text: &str, label: &str) -> Result<Vec<MdbEntity>> {
                 _ => MdbKind::Other117_1,
             },
             other => {
-                return Err(sh.err(line, format!("crr_article must be 117(2), 117(1), 118 or 114(3), found \"{other}\"")));
+                return Err(sh.err(
+                    line,
+                    format!("crr_article must be 117(2), 117(1), 118 or 114(3), found \"{other}\""),
+                ));
             }
         };
         let legal_name = field(rec, Some(c_name)).to_string();
@@ -302,7 +367,10 @@ pub(super) fn sovereigns_from_str(text: &str, label: &str) -> Result<Vec<Soverei
             None
         } else {
             Some(Currency::parse(ccy_raw).ok_or_else(|| {
-                sh.err(line, format!("domestic_currency must be an ISO 4217 code, found \"{ccy_raw}\""))
+                sh.err(
+                    line,
+                    format!("domestic_currency must be an ISO 4217 code, found \"{ccy_raw}\""),
+                )
             })?)
         };
         out.push(Sovereign {
@@ -316,7 +384,11 @@ pub(super) fn sovereigns_from_str(text: &str, label: &str) -> Result<Vec<Soverei
 }
 
 /// Writes PSE or RGLA entities in the `pse.csv` / `rgla.csv` layout.
-pub(super) fn write_public_entities<W: std::io::Write>(w: W, items: &[PublicEntity], rgla: bool) -> Result<()> {
+pub(super) fn write_public_entities<W: std::io::Write>(
+    w: W,
+    items: &[PublicEntity],
+    rgla: bool,
+) -> Result<()> {
     let mut wr = csv::Writer::from_writer(w);
     if rgla {
         wr.write_record([
@@ -345,7 +417,11 @@ pub(super) fn write_public_entities<W: std::io::Write>(w: W, items: &[PublicEnti
     for e in items {
         let cqs = e.entity_cqs.map(|c| c.to_string()).unwrap_or_default();
         let gov = e.own_gov_cqs.map(|c| c.to_string()).unwrap_or_default();
-        let flag = if e.treated_as_central_government { "Y" } else { "N" };
+        let flag = if e.treated_as_central_government {
+            "Y"
+        } else {
+            "N"
+        };
         if rgla {
             wr.write_record([
                 e.nif.as_str(),
@@ -359,7 +435,16 @@ pub(super) fn write_public_entities<W: std::io::Write>(w: W, items: &[PublicEnti
                 &e.as_of,
             ])?;
         } else {
-            wr.write_record([e.nif.as_str(), &e.legal_name, e.country.as_str(), &cqs, &gov, flag, &e.source, &e.as_of])?;
+            wr.write_record([
+                e.nif.as_str(),
+                &e.legal_name,
+                e.country.as_str(),
+                &cqs,
+                &gov,
+                flag,
+                &e.source,
+                &e.as_of,
+            ])?;
         }
     }
     wr.flush()?;
@@ -393,15 +478,30 @@ mod tests {
         let v = public_entities_from_str(ok, "pse.csv", "PSE").unwrap();
         assert_eq!(v[0].own_gov_cqs, Some(2));
         let bad_nif = ok.replace("Q9900001J", "Q9900001A");
-        let e = public_entities_from_str(&bad_nif, "pse.csv", "PSE").unwrap_err().to_string();
-        assert!(e.contains("Failed to load PSE reference data: pse.csv line 2"), "{e}");
+        let e = public_entities_from_str(&bad_nif, "pse.csv", "PSE")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("Failed to load PSE reference data: pse.csv line 2"),
+            "{e}"
+        );
         assert!(e.contains("expected J"), "{e}");
         let bad_flag = ok.replace(",N,test", ",maybe,test");
-        assert!(public_entities_from_str(&bad_flag, "pse.csv", "PSE").unwrap_err().to_string().contains("Y or N"));
+        assert!(
+            public_entities_from_str(&bad_flag, "pse.csv", "PSE")
+                .unwrap_err()
+                .to_string()
+                .contains("Y or N")
+        );
         let bad_cqs = ok.replace(",,2,", ",7,2,");
         assert!(public_entities_from_str(&bad_cqs, "pse.csv", "PSE").is_err());
         let no_nif = "legal_name\nX\n";
-        assert!(public_entities_from_str(no_nif, "pse.csv", "PSE").unwrap_err().to_string().contains("missing column nif"));
+        assert!(
+            public_entities_from_str(no_nif, "pse.csv", "PSE")
+                .unwrap_err()
+                .to_string()
+                .contains("missing column nif")
+        );
     }
 
     #[test]
@@ -414,6 +514,11 @@ mod tests {
         assert_eq!(v[1].kind, MdbKind::Other117_1);
         assert_eq!(v[1].entity_cqs, Some(3));
         let bad = simple.replace("5493006YXS1U5GIHE750", "5493006YXS1U5GIHE751");
-        assert!(mdb_from_str(&bad, "mdb.csv").unwrap_err().to_string().contains("check digits"));
+        assert!(
+            mdb_from_str(&bad, "mdb.csv")
+                .unwrap_err()
+                .to_string()
+                .contains("check digits")
+        );
     }
 }

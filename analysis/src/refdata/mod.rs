@@ -60,7 +60,10 @@ impl Country {
     pub fn parse(s: &str) -> Option<Country> {
         let b = s.trim().as_bytes();
         if b.len() == 2 && b[0].is_ascii_alphabetic() && b[1].is_ascii_alphabetic() {
-            Some(Country([b[0].to_ascii_uppercase(), b[1].to_ascii_uppercase()]))
+            Some(Country([
+                b[0].to_ascii_uppercase(),
+                b[1].to_ascii_uppercase(),
+            ]))
         } else {
             None
         }
@@ -97,7 +100,11 @@ impl Currency {
     pub fn parse(s: &str) -> Option<Currency> {
         let b = s.trim().as_bytes();
         if b.len() == 3 && b.iter().all(u8::is_ascii_alphabetic) {
-            Some(Currency([b[0].to_ascii_uppercase(), b[1].to_ascii_uppercase(), b[2].to_ascii_uppercase()]))
+            Some(Currency([
+                b[0].to_ascii_uppercase(),
+                b[1].to_ascii_uppercase(),
+                b[2].to_ascii_uppercase(),
+            ]))
         } else {
             None
         }
@@ -179,7 +186,11 @@ impl MdbEntity {
     /// A short label: the first acronym, or the legal name.
     pub fn label(&self) -> &str {
         let a = self.acronym.split(';').next().unwrap_or("").trim();
-        if a.is_empty() || a == "-" { &self.legal_name } else { a }
+        if a.is_empty() || a == "-" {
+            &self.legal_name
+        } else {
+            a
+        }
     }
 }
 
@@ -295,13 +306,19 @@ impl EntityList {
                 });
             }
         }
-        Ok(EntityList { items, by_nif, source })
+        Ok(EntityList {
+            items,
+            by_nif,
+            source,
+        })
     }
 
     /// The entity with this NIF.
     #[inline]
     pub fn get(&self, nif: &Nif) -> Option<&PublicEntity> {
-        self.by_nif.get(&nif.key()).map(|&i| &self.items[i as usize])
+        self.by_nif
+            .get(&nif.key())
+            .map(|&i| &self.items[i as usize])
     }
 
     /// Number of entities.
@@ -340,10 +357,13 @@ impl MdbList {
         let mut by_name = NameIndex::default();
         for (i, e) in items.iter().enumerate() {
             let idx = i as u32;
-            if let Some(lei) = e.lei {
-                if by_lei.insert(lei.key(), idx).is_some() {
-                    return Err(crate::error::Error::RefData { kind: "MDB", message: format!("{source}: duplicate LEI {lei}") });
-                }
+            if let Some(lei) = e.lei
+                && by_lei.insert(lei.key(), idx).is_some()
+            {
+                return Err(crate::error::Error::RefData {
+                    kind: "MDB",
+                    message: format!("{source}: duplicate LEI {lei}"),
+                });
             }
             by_name.insert(&e.legal_name, idx);
             for a in e.acronym.split(';') {
@@ -355,20 +375,29 @@ impl MdbList {
                 by_name.insert(a, idx);
             }
         }
-        Ok(MdbList { items, by_lei, by_name, source })
+        Ok(MdbList {
+            items,
+            by_lei,
+            by_name,
+            source,
+        })
     }
 
     /// The entry with this LEI.
     #[inline]
     pub fn by_lei(&self, lei: &Lei) -> Option<&MdbEntity> {
-        self.by_lei.get(&lei.key()).map(|&i| &self.items[i as usize])
+        self.by_lei
+            .get(&lei.key())
+            .map(|&i| &self.items[i as usize])
     }
 
     /// The entry with this legal name, acronym or alias (folded: case, accents, punctuation).
     pub fn by_name(&self, name: &str) -> NameMatch<'_, MdbEntity> {
         match self.by_name.get(name) {
             Some(NameHit::One(i)) => NameMatch::Found(&self.items[i as usize]),
-            Some(NameHit::Ambiguous(a, b)) => NameMatch::Ambiguous(&self.items[a as usize], &self.items[b as usize]),
+            Some(NameHit::Ambiguous(a, b)) => {
+                NameMatch::Ambiguous(&self.items[a as usize], &self.items[b as usize])
+            }
             None => NameMatch::NotFound,
         }
     }
@@ -408,30 +437,39 @@ impl InstitutionList {
         let mut by_lei = FxHashMap::default();
         let mut by_name = NameIndex::default();
         for (i, e) in items.iter().enumerate() {
-            if let Some(lei) = e.lei {
-                if by_lei.insert(lei.key(), i as u32).is_some() {
-                    return Err(crate::error::Error::RefData {
-                        kind: "institution",
-                        message: format!("{source}: duplicate LEI {lei}"),
-                    });
-                }
+            if let Some(lei) = e.lei
+                && by_lei.insert(lei.key(), i as u32).is_some()
+            {
+                return Err(crate::error::Error::RefData {
+                    kind: "institution",
+                    message: format!("{source}: duplicate LEI {lei}"),
+                });
             }
             by_name.insert(&e.legal_name, i as u32);
         }
-        Ok(InstitutionList { items, by_lei, by_name, source })
+        Ok(InstitutionList {
+            items,
+            by_lei,
+            by_name,
+            source,
+        })
     }
 
     /// The institution with this LEI.
     #[inline]
     pub fn by_lei(&self, lei: &Lei) -> Option<&Institution> {
-        self.by_lei.get(&lei.key()).map(|&i| &self.items[i as usize])
+        self.by_lei
+            .get(&lei.key())
+            .map(|&i| &self.items[i as usize])
     }
 
     /// The institution with this (folded) legal name.
     pub fn by_name(&self, name: &str) -> NameMatch<'_, Institution> {
         match self.by_name.get(name) {
             Some(NameHit::One(i)) => NameMatch::Found(&self.items[i as usize]),
-            Some(NameHit::Ambiguous(a, b)) => NameMatch::Ambiguous(&self.items[a as usize], &self.items[b as usize]),
+            Some(NameHit::Ambiguous(a, b)) => {
+                NameMatch::Ambiguous(&self.items[a as usize], &self.items[b as usize])
+            }
             None => NameMatch::NotFound,
         }
     }
@@ -469,7 +507,10 @@ impl SovereignList {
     fn new(items: Vec<Sovereign>, source: Source) -> Result<SovereignList> {
         let mut slots = Box::new([u16::MAX; 676]);
         if items.len() >= u16::MAX as usize {
-            return Err(crate::error::Error::RefData { kind: "sovereign", message: format!("{source}: too many rows") });
+            return Err(crate::error::Error::RefData {
+                kind: "sovereign",
+                message: format!("{source}: too many rows"),
+            });
         }
         for (i, s) in items.iter().enumerate() {
             let slot = &mut slots[s.country.slot()];
@@ -481,7 +522,11 @@ impl SovereignList {
             }
             *slot = i as u16;
         }
-        Ok(SovereignList { items, slots, source })
+        Ok(SovereignList {
+            items,
+            slots,
+            source,
+        })
     }
 
     /// The sovereign of this country.
@@ -567,10 +612,21 @@ impl RefData {
         let pse = EntityList::new(synthetic::pse_entities(), Source::Builtin, "PSE")?;
         let rgla = EntityList::new(synthetic::rgla_entities(), Source::Builtin, "RGLA")?;
         let institutions = InstitutionList::new(synthetic::institutions(), Source::Builtin)?;
-        let mdb = MdbList::new(load::mdb_from_str(MDB_IO_CSV, "built-in mdb_io_list.csv")?, Source::Builtin)?;
-        let sovereigns =
-            SovereignList::new(load::sovereigns_from_str(SOVEREIGNS_CSV, "built-in sovereigns.csv")?, Source::Builtin)?;
-        Ok(RefData { pse, rgla, mdb, institutions, sovereigns })
+        let mdb = MdbList::new(
+            load::mdb_from_str(MDB_IO_CSV, "built-in mdb_io_list.csv")?,
+            Source::Builtin,
+        )?;
+        let sovereigns = SovereignList::new(
+            load::sovereigns_from_str(SOVEREIGNS_CSV, "built-in sovereigns.csv")?,
+            Source::Builtin,
+        )?;
+        Ok(RefData {
+            pse,
+            rgla,
+            mdb,
+            institutions,
+            sovereigns,
+        })
     }
 
     /// Loads a directory of reference CSVs. Missing files fall back to the built-in list of that
@@ -589,11 +645,19 @@ impl RefData {
             p.is_file().then_some(p)
         };
         let pse = match file("pse.csv") {
-            Some(p) => EntityList::new(load::public_entities_from_path(&p, "PSE")?, Source::File(p), "PSE")?,
+            Some(p) => EntityList::new(
+                load::public_entities_from_path(&p, "PSE")?,
+                Source::File(p),
+                "PSE",
+            )?,
             None => builtin.pse.clone(),
         };
         let rgla = match file("rgla.csv") {
-            Some(p) => EntityList::new(load::public_entities_from_path(&p, "RGLA")?, Source::File(p), "RGLA")?,
+            Some(p) => EntityList::new(
+                load::public_entities_from_path(&p, "RGLA")?,
+                Source::File(p),
+                "RGLA",
+            )?,
             None => builtin.rgla.clone(),
         };
         let mdb = match file("mdb.csv") {
@@ -608,7 +672,13 @@ impl RefData {
             Some(p) => SovereignList::new(load::sovereigns_from_path(&p)?, Source::File(p))?,
             None => builtin.sovereigns.clone(),
         };
-        Ok(RefData { pse, rgla, mdb, institutions, sovereigns })
+        Ok(RefData {
+            pse,
+            rgla,
+            mdb,
+            institutions,
+            sovereigns,
+        })
     }
 
     /// Builds reference data from lists already in memory (tests, API uploads).
@@ -660,8 +730,16 @@ impl RefData {
                 ("pse", self.pse.source.clone(), self.pse.len()),
                 ("rgla", self.rgla.source.clone(), self.rgla.len()),
                 ("mdb", self.mdb.source.clone(), self.mdb.len()),
-                ("institutions", self.institutions.source.clone(), self.institutions.len()),
-                ("sovereigns", self.sovereigns.source.clone(), self.sovereigns.len()),
+                (
+                    "institutions",
+                    self.institutions.source.clone(),
+                    self.institutions.len(),
+                ),
+                (
+                    "sovereigns",
+                    self.sovereigns.source.clone(),
+                    self.sovereigns.len(),
+                ),
             ],
         }
     }
@@ -674,8 +752,15 @@ mod tests {
     #[test]
     fn builtin_loads_and_is_indexed() {
         let r = RefData::builtin();
-        assert!(r.pse().len() > 2890, "PSE set has {} entities", r.pse().len());
-        assert!(r.rgla().len() > 3000);
+        assert!(
+            r.pse().len() > 2890,
+            "PSE set has {} entities",
+            r.pse().len()
+        );
+        assert_eq!(
+            (r.pse().len(), r.rgla().len(), r.institutions().len()),
+            (3002, 6006, 400)
+        );
         assert_eq!(r.mdb().len(), 27);
         let madrid = r.rgla().get(&Nif::parse("P2807900B").unwrap()).unwrap();
         assert_eq!(madrid.legal_name, "Ayuntamiento de Madrid");
@@ -683,15 +768,28 @@ mod tests {
         let es = r.sovereigns().get(Country::ES).unwrap();
         assert_eq!(es.cqs, Some(2));
         assert_eq!(es.domestic_currency.unwrap().as_str(), "EUR");
-        let eib = r.mdb().by_lei(&Lei::parse("5493006YXS1U5GIHE750").unwrap()).unwrap();
+        let eib = r
+            .mdb()
+            .by_lei(&Lei::parse("5493006YXS1U5GIHE750").unwrap())
+            .unwrap();
         assert_eq!(eib.kind, MdbKind::Listed117_2);
-        assert!(matches!(r.mdb().by_name("Banco Europeo de Inversiones"), NameMatch::Found(e) if e.label() == "EIB"));
-        assert!(matches!(r.mdb().by_name(" world bank "), NameMatch::Found(e) if e.label() == "IBRD"));
+        assert!(
+            matches!(r.mdb().by_name("Banco Europeo de Inversiones"), NameMatch::Found(e) if e.label() == "EIB")
+        );
+        assert!(
+            matches!(r.mdb().by_name(" world bank "), NameMatch::Found(e) if e.label() == "IBRD")
+        );
         assert!(matches!(r.mdb().by_name("BIRF"), NameMatch::Found(e) if e.label() == "IBRD"));
         assert!(matches!(r.mdb().by_name("IDB"), NameMatch::Ambiguous(..)));
-        assert!(matches!(r.mdb().by_name("IMF"), NameMatch::Found(e) if e.kind == MdbKind::InternationalOrg118));
-        assert!(matches!(r.mdb().by_name("CAF"), NameMatch::Found(e) if e.kind == MdbKind::Other117_1));
-        assert!(matches!(r.mdb().by_name("Banco Central Europeo"), NameMatch::Found(e) if e.kind == MdbKind::Ecb114_3));
+        assert!(
+            matches!(r.mdb().by_name("IMF"), NameMatch::Found(e) if e.kind == MdbKind::InternationalOrg118)
+        );
+        assert!(
+            matches!(r.mdb().by_name("CAF"), NameMatch::Found(e) if e.kind == MdbKind::Other117_1)
+        );
+        assert!(
+            matches!(r.mdb().by_name("Banco Central Europeo"), NameMatch::Found(e) if e.kind == MdbKind::Ecb114_3)
+        );
     }
 
     #[test]

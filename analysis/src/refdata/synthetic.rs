@@ -33,28 +33,48 @@ pub const SYNTHETIC_AS_OF: &str = "2025-06-30";
 const REAL_SAMPLE: &str = include_str!("../../data/refdata/public_entities_es_sample.csv");
 
 const PREFIXES: &[&str] = &[
-    "Villa", "Val", "Castil", "Torre", "Fuente", "Mon", "Alcal", "Bena", "Alba", "Cala", "Medina", "Puebla", "Aldea",
-    "Navas", "Pozo", "Robla", "Sala", "Zara", "Vega", "Cabe", "Olme", "Campo", "Hoya", "Lagu", "Mira", "Peña", "Riba",
-    "Sotil", "Tala", "Vall",
+    "Villa", "Val", "Castil", "Torre", "Fuente", "Mon", "Alcal", "Bena", "Alba", "Cala", "Medina",
+    "Puebla", "Aldea", "Navas", "Pozo", "Robla", "Sala", "Zara", "Vega", "Cabe", "Olme", "Campo",
+    "Hoya", "Lagu", "Mira", "Peña", "Riba", "Sotil", "Tala", "Vall",
 ];
 const SUFFIXES: &[&str] = &[
-    "nueva", "franca", "mayor", "verde", "blanca", "rubia", "alta", "seca", "real", "lobos", "llana", "tejada", "rejo",
-    "sierra", "mar", "dolid", "cilla", "lar", "rrubias", "ferrer", "hermosa", "quemada", "fría", "rosa",
+    "nueva", "franca", "mayor", "verde", "blanca", "rubia", "alta", "seca", "real", "lobos",
+    "llana", "tejada", "rejo", "sierra", "mar", "dolid", "cilla", "lar", "rrubias", "ferrer",
+    "hermosa", "quemada", "fría", "rosa",
 ];
 const QUALIFIERS: &[&str] = &[
-    "", "", "", "", "", " del Río", " de la Sierra", " del Campo", " de los Caballeros", " de Arriba", " del Monte",
-    " de la Vega", " del Páramo", " de Abajo", " del Rey",
+    "",
+    "",
+    "",
+    "",
+    "",
+    " del Río",
+    " de la Sierra",
+    " del Campo",
+    " de los Caballeros",
+    " de Arriba",
+    " del Monte",
+    " de la Vega",
+    " del Páramo",
+    " de Abajo",
+    " del Rey",
 ];
-const SAINTS: &[&str] = &["San Martín de ", "Santa María de ", "San Juan de ", "San Pedro de ", "Santiago de "];
+const SAINTS: &[&str] = &[
+    "San Martín de ",
+    "Santa María de ",
+    "San Juan de ",
+    "San Pedro de ",
+    "Santiago de ",
+];
 
 fn place(rng: &mut SplitMix64) -> String {
     let mut s = String::new();
     if rng.below(8) == 0 {
-        s.push_str(*rng.pick(SAINTS));
+        s.push_str(rng.pick::<&str>(SAINTS));
     }
-    s.push_str(*rng.pick(PREFIXES));
-    s.push_str(*rng.pick(SUFFIXES));
-    s.push_str(*rng.pick(QUALIFIERS));
+    s.push_str(rng.pick::<&str>(PREFIXES));
+    s.push_str(rng.pick::<&str>(SUFFIXES));
+    s.push_str(rng.pick::<&str>(QUALIFIERS));
     s
 }
 
@@ -63,7 +83,13 @@ fn nif_digits(i: usize, offset: u32) -> u32 {
     9_900_000 + ((i as u32).wrapping_mul(7919).wrapping_add(offset)) % 100_000
 }
 
-fn entity(nif: Nif, legal_name: String, rgla_type: &str, cqs: Option<u8>, cg: bool) -> PublicEntity {
+fn entity(
+    nif: Nif,
+    legal_name: String,
+    rgla_type: &str,
+    cqs: Option<u8>,
+    cg: bool,
+) -> PublicEntity {
     PublicEntity {
         nif,
         legal_name,
@@ -83,7 +109,10 @@ fn real_entities(lever: &str) -> Vec<PublicEntity> {
     let mut out = Vec::new();
     for rec in rdr.records().flatten() {
         let (nif, name, kind, candidate) = (rec.get(0), rec.get(1), rec.get(2), rec.get(5));
-        let (Some(nif), Some(name), Some(kind), Some(candidate)) = (nif, name, kind, candidate) else { continue };
+        let (Some(nif), Some(name), Some(kind), Some(candidate)) = (nif, name, kind, candidate)
+        else {
+            continue;
+        };
         let Ok(nif) = Nif::parse(nif) else { continue };
         if !candidate.trim().starts_with(lever) {
             continue;
@@ -131,7 +160,9 @@ pub fn pse_entities() -> Vec<PublicEntity> {
         "Patronato de Turismo de {}",
     ];
     for i in 0..PSE_COUNT {
-        let Some(nif) = Nif::from_parts(b'Q', nif_digits(i, 1)) else { continue };
+        let Some(nif) = Nif::from_parts(b'Q', nif_digits(i, 1)) else {
+            continue;
+        };
         let form = rng.pick(FORMS);
         let name = format!("{} (SINTETICO)", form.replace("{}", &place(&mut rng)));
         let cqs = match rng.below(100) {
@@ -153,10 +184,24 @@ pub fn rgla_entities() -> Vec<PublicEntity> {
     // (type, key letter, count, name form, treated as central government, share rated in %)
     const KINDS: &[(&str, u8, usize, &str, bool, u64)] = &[
         ("CCAA", b'S', 17, "Comunidad Autónoma de {}", true, 90),
-        ("diputacion", b'P', 38, "Diputación Provincial de {}", true, 20),
+        (
+            "diputacion",
+            b'P',
+            38,
+            "Diputación Provincial de {}",
+            true,
+            20,
+        ),
         ("cabildo", b'P', 11, "Cabildo Insular de {}", true, 10),
         ("municipio", b'P', 4_600, "Ayuntamiento de {}", true, 3),
-        ("mancomunidad", b'P', 700, "Mancomunidad de Municipios de {}", false, 0),
+        (
+            "mancomunidad",
+            b'P',
+            700,
+            "Mancomunidad de Municipios de {}",
+            false,
+            0,
+        ),
         ("comarca", b'P', 60, "Comarca de {}", false, 0),
         ("EATIM", b'P', 574, "Entidad Local Menor de {}", false, 0),
     ];
@@ -171,9 +216,15 @@ pub fn rgla_entities() -> Vec<PublicEntity> {
                 n_p += 1;
                 nif_digits(n_p, 5)
             };
-            let Some(nif) = Nif::from_parts(key, digits) else { continue };
+            let Some(nif) = Nif::from_parts(key, digits) else {
+                continue;
+            };
             let name = format!("{} (SINTETICO)", form.replace("{}", &place(&mut rng)));
-            let cqs = if rng.below(100) < rated { Some(2 + rng.below(2) as u8) } else { None };
+            let cqs = if rng.below(100) < rated {
+                Some(2 + rng.below(2) as u8)
+            } else {
+                None
+            };
             out.push(entity(nif, name, kind, cqs, cg));
         }
     }
@@ -210,7 +261,9 @@ pub fn institutions() -> Vec<Institution> {
         for _ in 0..12 {
             base.push(ALNUM[rng.below(ALNUM.len() as u64) as usize] as char);
         }
-        let Some(lei) = Lei::with_check_digits(&base) else { continue };
+        let Some(lei) = Lei::with_check_digits(&base) else {
+            continue;
+        };
         if out.iter().any(|i: &Institution| i.lei == Some(lei)) {
             continue;
         }
@@ -257,7 +310,11 @@ mod tests {
         let a = pse_entities();
         let b = pse_entities();
         assert_eq!(a.len(), b.len());
-        assert!(a.iter().zip(&b).all(|(x, y)| x.nif == y.nif && x.legal_name == y.legal_name));
+        assert!(
+            a.iter()
+                .zip(&b)
+                .all(|(x, y)| x.nif == y.nif && x.legal_name == y.legal_name)
+        );
         assert!(a.len() > 2_890);
         for e in a.iter().chain(rgla_entities().iter()) {
             assert_eq!(Nif::parse(e.nif.as_str()), Ok(e.nif));

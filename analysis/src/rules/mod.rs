@@ -209,7 +209,10 @@ impl RuleTable {
     /// The single weight of a flat or flag table (its first row).
     #[inline]
     pub fn single(&self) -> Option<Weight> {
-        self.by_key.first().map(|(_, w)| *w).or_else(|| self.by_cqs.iter().flatten().next().copied())
+        self.by_key
+            .first()
+            .map(|(_, w)| *w)
+            .or_else(|| self.by_cqs.iter().flatten().next().copied())
     }
 }
 
@@ -324,10 +327,13 @@ impl RuleSet {
     /// The regulatory rule set in force on the reporting date: `EU-CRR3` from 2025-01-01,
     /// `EU-CRR2` before (also for dates before CRR2 applied, the earliest set shipped).
     pub fn for_reporting_date(d: NaiveDate) -> Arc<RuleSet> {
-        let regs: Vec<&Arc<RuleSet>> = shipped().iter().filter(|r| r.family == Family::Regulation).collect();
-        let in_force = regs.iter().find(|r| {
-            r.valid_from.is_none_or(|f| f <= d) && r.valid_to.is_none_or(|t| d <= t)
-        });
+        let regs: Vec<&Arc<RuleSet>> = shipped()
+            .iter()
+            .filter(|r| r.family == Family::Regulation)
+            .collect();
+        let in_force = regs
+            .iter()
+            .find(|r| r.valid_from.is_none_or(|f| f <= d) && r.valid_to.is_none_or(|t| d <= t));
         match in_force {
             Some(r) => Arc::clone(r),
             None => {
@@ -402,7 +408,10 @@ fn shipped() -> &'static [Arc<RuleSet>] {
     static SETS: OnceLock<Vec<Arc<RuleSet>>> = OnceLock::new();
     SETS.get_or_init(|| {
         let mut v = Vec::new();
-        for (text, name) in [(CRR_CSV, "rule_tables.csv"), (LEGACY_CSV, "rule_tables_spec_legacy.csv")] {
+        for (text, name) in [
+            (CRR_CSV, "rule_tables.csv"),
+            (LEGACY_CSV, "rule_tables_spec_legacy.csv"),
+        ] {
             // The shipped tables are checked by the crate's tests; a failure is a build defect.
             match parse_rule_csv(text, name) {
                 Ok(sets) => v.extend(sets.into_iter().map(Arc::new)),
@@ -426,16 +435,31 @@ fn parse_date(s: &str) -> Option<Option<NaiveDate>> {
     if s.trim().is_empty() {
         return Some(None);
     }
-    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").ok().map(Some)
+    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
+        .ok()
+        .map(Some)
 }
 
 fn parse_rule_csv(text: &str, source: &str) -> Result<Vec<RuleSet>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let err = |line: u64, message: String| Error::RuleTable { table: source.to_string(), line, message };
-    let mut rdr = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
-    let headers: Vec<String> = rdr.headers()?.iter().map(|h| h.to_ascii_lowercase()).collect();
+    let err = |line: u64, message: String| Error::RuleTable {
+        table: source.to_string(),
+        line,
+        message,
+    };
+    let mut rdr = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers: Vec<String> = rdr
+        .headers()?
+        .iter()
+        .map(|h| h.to_ascii_lowercase())
+        .collect();
     let col = |name: &str| -> Result<usize> {
-        headers.iter().position(|h| h == name).ok_or_else(|| err(1, format!("missing column {name}")))
+        headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| err(1, format!("missing column {name}")))
     };
     let (c_rs, c_from, c_to, c_class, c_table, c_basis, c_key, c_mat, c_rw, c_art) = (
         col("ruleset_id")?,
@@ -460,14 +484,24 @@ fn parse_rule_csv(text: &str, source: &str) -> Result<Vec<RuleSet>> {
         if rs_id.is_empty() {
             return Err(err(line, "ruleset_id is empty".into()));
         }
-        let from = parse_date(get(c_from)).ok_or_else(|| err(line, format!("valid_from \"{}\" is not a date", get(c_from))))?;
-        let to = parse_date(get(c_to)).ok_or_else(|| err(line, format!("valid_to \"{}\" is not a date", get(c_to))))?;
-        let basis =
-            Basis::parse(get(c_basis)).ok_or_else(|| err(line, format!("unknown basis \"{}\"", get(c_basis))))?;
+        let from = parse_date(get(c_from)).ok_or_else(|| {
+            err(
+                line,
+                format!("valid_from \"{}\" is not a date", get(c_from)),
+            )
+        })?;
+        let to = parse_date(get(c_to))
+            .ok_or_else(|| err(line, format!("valid_to \"{}\" is not a date", get(c_to))))?;
+        let basis = Basis::parse(get(c_basis))
+            .ok_or_else(|| err(line, format!("unknown basis \"{}\"", get(c_basis))))?;
         let maturity = MaturityBucket::parse(get(c_mat))
             .ok_or_else(|| err(line, format!("unknown maturity_bucket \"{}\"", get(c_mat))))?;
-        let weight = Weight::parse(get(c_rw))
-            .ok_or_else(|| err(line, format!("risk_weight_pct \"{}\" is not a weight", get(c_rw))))?;
+        let weight = Weight::parse(get(c_rw)).ok_or_else(|| {
+            err(
+                line,
+                format!("risk_weight_pct \"{}\" is not a weight", get(c_rw)),
+            )
+        })?;
         let table_id = get(c_table);
         if table_id.is_empty() {
             return Err(err(line, "table_id is empty".into()));
@@ -478,7 +512,11 @@ fn parse_rule_csv(text: &str, source: &str) -> Result<Vec<RuleSet>> {
         let si = match set_index.get(rs_id) {
             Some(&i) => i,
             None => {
-                let family = if rs_id.starts_with("SPEC-") { Family::SpecLegacy } else { Family::Regulation };
+                let family = if rs_id.starts_with("SPEC-") {
+                    Family::SpecLegacy
+                } else {
+                    Family::Regulation
+                };
                 sets.push(RuleSet {
                     id: rs_id.to_string(),
                     family,
@@ -507,7 +545,9 @@ fn parse_rule_csv(text: &str, source: &str) -> Result<Vec<RuleSet>> {
                     maturity,
                     article: article.to_string(),
                     reference: reference_text(article),
-                    notes: c_notes.map(|c| rec.get(c).unwrap_or("").to_string()).unwrap_or_default(),
+                    notes: c_notes
+                        .map(|c| rec.get(c).unwrap_or("").to_string())
+                        .unwrap_or_default(),
                     valid_from: from,
                     valid_to: to,
                     by_cqs: [None; 7],
@@ -520,7 +560,9 @@ fn parse_rule_csv(text: &str, source: &str) -> Result<Vec<RuleSet>> {
         if t.basis != basis || t.maturity != maturity || t.article != article {
             return Err(err(
                 line,
-                format!("table {table_id} mixes bases, maturity buckets or articles; split it into separate tables"),
+                format!(
+                    "table {table_id} mixes bases, maturity buckets or articles; split it into separate tables"
+                ),
             ));
         }
         match basis {
@@ -529,17 +571,30 @@ fn parse_rule_csv(text: &str, source: &str) -> Result<Vec<RuleSet>> {
                     "unrated" | "sovereign_unrated" => 0usize,
                     k => match k.parse::<usize>() {
                         Ok(n @ 1..=6) => n,
-                        _ => return Err(err(line, format!("key \"{k}\" is not a CQS 1-6, unrated or sovereign_unrated"))),
+                        _ => {
+                            return Err(err(
+                                line,
+                                format!(
+                                    "key \"{k}\" is not a CQS 1-6, unrated or sovereign_unrated"
+                                ),
+                            ));
+                        }
                     },
                 };
                 if t.by_cqs[idx].is_some() {
-                    return Err(err(line, format!("duplicate key {key} in table {table_id}")));
+                    return Err(err(
+                        line,
+                        format!("duplicate key {key} in table {table_id}"),
+                    ));
                 }
                 t.by_cqs[idx] = Some(weight);
             }
             _ => {
                 if t.by_key.iter().any(|(k, _)| k == key) {
-                    return Err(err(line, format!("duplicate key {key} in table {table_id}")));
+                    return Err(err(
+                        line,
+                        format!("duplicate key {key} in table {table_id}"),
+                    ));
                 }
                 t.by_key.push((key.to_string(), weight));
             }
@@ -578,7 +633,10 @@ mod tests {
             assert_eq!(rs.id(), id);
         }
         assert!(RuleSet::by_id("eu-crr3").is_ok());
-        assert!(matches!(RuleSet::by_id("EU-CRR9"), Err(Error::UnknownRuleSet(_))));
+        assert!(matches!(
+            RuleSet::by_id("EU-CRR9"),
+            Err(Error::UnknownRuleSet(_))
+        ));
     }
 
     #[test]
@@ -597,33 +655,71 @@ mod tests {
         assert_eq!(t.by_cqs(Some(5)), Some(Weight::Pct(100.0)));
         assert_eq!(t.by_cqs(None), Some(Weight::Pct(100.0)));
         assert_eq!(t.reference(), "CRR Art. 116(1) Table 2");
-        assert_eq!(crr3.slot(Slot::InstRated).unwrap().by_cqs(Some(2)), Some(Weight::Pct(30.0)));
-        assert_eq!(crr2.slot(Slot::InstRated).unwrap().by_cqs(Some(2)), Some(Weight::Pct(50.0)));
-        assert_eq!(crr3.slot(Slot::CorpRated).unwrap().by_cqs(Some(3)), Some(Weight::Pct(75.0)));
-        assert_eq!(crr2.slot(Slot::CorpRated).unwrap().by_cqs(Some(3)), Some(Weight::Pct(100.0)));
-        assert_eq!(crr3.slot(Slot::InstScra).unwrap().by_key("A_plus"), Some(Weight::Pct(30.0)));
+        assert_eq!(
+            crr3.slot(Slot::InstRated).unwrap().by_cqs(Some(2)),
+            Some(Weight::Pct(30.0))
+        );
+        assert_eq!(
+            crr2.slot(Slot::InstRated).unwrap().by_cqs(Some(2)),
+            Some(Weight::Pct(50.0))
+        );
+        assert_eq!(
+            crr3.slot(Slot::CorpRated).unwrap().by_cqs(Some(3)),
+            Some(Weight::Pct(75.0))
+        );
+        assert_eq!(
+            crr2.slot(Slot::CorpRated).unwrap().by_cqs(Some(3)),
+            Some(Weight::Pct(100.0))
+        );
+        assert_eq!(
+            crr3.slot(Slot::InstScra).unwrap().by_key("A_plus"),
+            Some(Weight::Pct(30.0))
+        );
         assert!(crr2.slot(Slot::InstScra).is_none());
-        assert_eq!(crr3.slot(Slot::PseAsCg).unwrap().single(), Some(Weight::SovereignOrRgla));
-        assert_eq!(crr3.slot(Slot::MdbOtherUnrated).unwrap().single(), Some(Weight::Pct(50.0)));
+        assert_eq!(
+            crr3.slot(Slot::PseAsCg).unwrap().single(),
+            Some(Weight::SovereignOrRgla)
+        );
+        assert_eq!(
+            crr3.slot(Slot::MdbOtherUnrated).unwrap().single(),
+            Some(Weight::Pct(50.0))
+        );
         assert_eq!(crr3.valid_from(), Some(d("2025-01-01")));
         assert_eq!(crr2.valid_to(), Some(d("2024-12-31")));
         let legacy = RuleSet::by_id("SPEC-LEGACY").unwrap();
         assert_eq!(legacy.family(), Family::SpecLegacy);
-        assert_eq!(legacy.slot(Slot::PseSpec).unwrap().by_cqs(Some(5)), Some(Weight::Pct(150.0)));
-        assert_eq!(legacy.slot(Slot::PseSpecShort).unwrap().by_cqs(Some(3)), None);
+        assert_eq!(
+            legacy.slot(Slot::PseSpec).unwrap().by_cqs(Some(5)),
+            Some(Weight::Pct(150.0))
+        );
+        assert_eq!(
+            legacy.slot(Slot::PseSpecShort).unwrap().by_cqs(Some(3)),
+            None
+        );
     }
 
     #[test]
     fn bad_tables_are_refused_with_line_numbers() {
         let head = "ruleset_id,valid_from,valid_to,exposure_class,table_id,basis,key,maturity_bucket,risk_weight_pct,crr_article,notes\n";
         let bad_rw = format!("{head}X,2025-01-01,,pse,T,entity_cqs,1,any,abc,Art 1,\n");
-        let e = RuleSet::parse_csv(&bad_rw, "t.csv").unwrap_err().to_string();
+        let e = RuleSet::parse_csv(&bad_rw, "t.csv")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 2") && e.contains("abc"), "{e}");
         let bad_key = format!("{head}X,2025-01-01,,pse,T,entity_cqs,7,any,20,Art 1,\n");
         assert!(RuleSet::parse_csv(&bad_key, "t.csv").is_err());
-        let dup = format!("{head}X,,,pse,T,entity_cqs,1,any,20,Art 1,\nX,,,pse,T,entity_cqs,1,any,30,Art 1,\n");
-        assert!(RuleSet::parse_csv(&dup, "t.csv").unwrap_err().to_string().contains("duplicate"));
-        let mixed = format!("{head}X,,,pse,T,entity_cqs,1,any,20,Art 1,\nX,,,pse,T,entity_cqs,2,any,30,Art 2,\n");
+        let dup = format!(
+            "{head}X,,,pse,T,entity_cqs,1,any,20,Art 1,\nX,,,pse,T,entity_cqs,1,any,30,Art 1,\n"
+        );
+        assert!(
+            RuleSet::parse_csv(&dup, "t.csv")
+                .unwrap_err()
+                .to_string()
+                .contains("duplicate")
+        );
+        let mixed = format!(
+            "{head}X,,,pse,T,entity_cqs,1,any,20,Art 1,\nX,,,pse,T,entity_cqs,2,any,30,Art 2,\n"
+        );
         assert!(RuleSet::parse_csv(&mixed, "t.csv").is_err());
     }
 }

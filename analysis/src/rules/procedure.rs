@@ -30,11 +30,18 @@
 //!
 //! Every procedure ends with the clamp: the suggestion is never above the current weight.
 
+// The nested `if let` steps mirror the article's paragraphs one by one; collapsing them into
+// let-chains would hide that structure.
+#![allow(clippy::collapsible_if)]
+
 use crate::engine::{
-    AppliedRule, Decision, Details, Engine, Explanation, Flags, Reason, Reference, SHORT_TERM_MAX_DAYS, Subject,
+    AppliedRule, Decision, Details, Engine, Explanation, Flags, Reason, Reference,
+    SHORT_TERM_MAX_DAYS, Subject,
 };
 use crate::model::{ExposureRow, Lever, MatchStatus};
-use crate::refdata::{Country, Currency, Institution, Lei, MdbEntity, MdbKind, NameMatch, Nif, PublicEntity};
+use crate::refdata::{
+    Country, Currency, Institution, Lei, MdbEntity, MdbKind, NameMatch, Nif, PublicEntity,
+};
 use crate::rules::{Basis, Family, MaturityBucket, RuleTable, Slot, Weight};
 
 /// The current weight as the engine uses it.
@@ -47,9 +54,21 @@ struct Current {
 
 fn current(row: &ExposureRow<'_>) -> Current {
     match row.current_rw_pct {
-        Some(v) if v.is_finite() && v >= 0.0 => Current { value: v, flags: Flags::NONE, negative: false },
-        Some(v) if v.is_finite() => Current { value: v, flags: Flags::NONE, negative: true },
-        _ => Current { value: 100.0, flags: Flags::CURRENT_RW_DEFAULTED, negative: false },
+        Some(v) if v.is_finite() && v >= 0.0 => Current {
+            value: v,
+            flags: Flags::NONE,
+            negative: false,
+        },
+        Some(v) if v.is_finite() => Current {
+            value: v,
+            flags: Flags::NONE,
+            negative: true,
+        },
+        _ => Current {
+            value: 100.0,
+            flags: Flags::CURRENT_RW_DEFAULTED,
+            negative: false,
+        },
     }
 }
 
@@ -61,7 +80,11 @@ enum Term {
 }
 
 fn days_term(d: f64) -> Term {
-    if d <= SHORT_TERM_MAX_DAYS + 1e-9 { Term::Short } else { Term::Long }
+    if d <= SHORT_TERM_MAX_DAYS + 1e-9 {
+        Term::Short
+    } else {
+        Term::Long
+    }
 }
 
 fn finite(v: Option<f64>) -> Option<f64> {
@@ -104,11 +127,18 @@ fn country_loose(s: &str) -> Option<Country> {
 
 fn looks_corporate(asset_class: &str) -> bool {
     let mut buf = [0u8; crate::refdata::ids::NAME_BUF];
-    let Some(f) = crate::refdata::ids::fold_name_into(asset_class, &mut buf) else { return false };
+    let Some(f) = crate::refdata::ids::fold_name_into(asset_class, &mut buf) else {
+        return false;
+    };
     f.contains("corporat")
         || f.contains("empresa")
         || f.contains("pyme")
-        || f.split(' ').any(|w| matches!(w, "corp" | "sme" | "smes" | "company" | "companies" | "corporates"))
+        || f.split(' ').any(|w| {
+            matches!(
+                w,
+                "corp" | "sme" | "smes" | "company" | "companies" | "corporates"
+            )
+        })
 }
 
 /// Grade key of the SCRA table for a grade as written.
@@ -143,10 +173,18 @@ struct Outcome<'a> {
 
 impl<'a> Outcome<'a> {
     fn one(rw: f64, t: &'a RuleTable, reason: Reason<'a>) -> Outcome<'a> {
-        Outcome { rw, tables: [Some(t), None], reason }
+        Outcome {
+            rw,
+            tables: [Some(t), None],
+            reason,
+        }
     }
     fn two(rw: f64, t: &'a RuleTable, u: &'a RuleTable, reason: Reason<'a>) -> Outcome<'a> {
-        Outcome { rw, tables: [Some(t), Some(u)], reason }
+        Outcome {
+            rw,
+            tables: [Some(t), Some(u)],
+            reason,
+        }
     }
 }
 
@@ -154,7 +192,12 @@ impl Engine {
     pub(crate) fn dispatch<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
         let cur = current(row);
         if cur.negative {
-            return self.keep(cur, MatchStatus::Error, Details::InvalidCurrentRw(cur.value), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::InvalidCurrentRw(cur.value),
+                Flags::NONE,
+            );
         }
         match self.rules.family() {
             Family::Regulation => match lever {
@@ -170,9 +213,12 @@ impl Engine {
                 Lever::Rgla => self.spec_rgla(cur, row),
                 Lever::Mdb => self.spec_mdb(cur, row),
                 Lever::Corporates => self.spec_corporate(cur, row),
-                Lever::Institutions | Lever::Sovereigns => {
-                    self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(lever), Flags::NONE)
-                }
+                Lever::Institutions | Lever::Sovereigns => self.keep(
+                    cur,
+                    MatchStatus::Error,
+                    Details::NoAnalysisFunction(lever),
+                    Flags::NONE,
+                ),
             },
         }
     }
@@ -185,7 +231,13 @@ impl Engine {
     }
 
     /// Keeps the current weight (not matched, error).
-    fn keep<'a>(&'a self, cur: Current, status: MatchStatus, details: Details<'a>, flags: Flags) -> Decision<'a> {
+    fn keep<'a>(
+        &'a self,
+        cur: Current,
+        status: MatchStatus,
+        details: Details<'a>,
+        flags: Flags,
+    ) -> Decision<'a> {
         Decision {
             suggested_rw_pct: cur.value,
             current_rw_pct: cur.value,
@@ -199,7 +251,13 @@ impl Engine {
     }
 
     /// A matched decision, with the clamp.
-    fn decide<'a>(&'a self, cur: Current, out: Outcome<'a>, subject: Subject<'a>, flags: Flags) -> Decision<'a> {
+    fn decide<'a>(
+        &'a self,
+        cur: Current,
+        out: Outcome<'a>,
+        subject: Subject<'a>,
+        flags: Flags,
+    ) -> Decision<'a> {
         let clamped = out.rw > cur.value;
         let suggested = if clamped { cur.value } else { out.rw };
         let mut flags = cur.flags | flags;
@@ -211,7 +269,10 @@ impl Engine {
             current_rw_pct: cur.value,
             regulatory_rw_pct: Some(out.rw),
             status: MatchStatus::Matched,
-            applied_rule: AppliedRule { rule_set: self.rules.id(), tables: out.tables },
+            applied_rule: AppliedRule {
+                rule_set: self.rules.id(),
+                tables: out.tables,
+            },
             regulatory_reference: Reference(out.tables),
             details: Details::Matched(Explanation {
                 subject,
@@ -305,10 +366,14 @@ impl Engine {
                 },
                 t => t,
             },
-            MaturityBucket::Le3mMaturity | MaturityBucket::Gt3mMaturity => match self.residual_term(row) {
-                Term::Unknown => finite(row.original_maturity_days).map(days_term).unwrap_or(Term::Unknown),
-                t => t,
-            },
+            MaturityBucket::Le3mMaturity | MaturityBucket::Gt3mMaturity => {
+                match self.residual_term(row) {
+                    Term::Unknown => finite(row.original_maturity_days)
+                        .map(days_term)
+                        .unwrap_or(Term::Unknown),
+                    t => t,
+                }
+            }
         };
         if t == Term::Unknown {
             *flags |= Flags::MATURITY_MISSING;
@@ -316,44 +381,86 @@ impl Engine {
         t
     }
 
-    /// Looks a NIF up in the PSE or RGLA list, or explains why not.
+    /// Looks a NIF up in the PSE or RGLA list, or explains why not. The error is the finished
+    /// decision itself (returned by value: boxing it would allocate on every unmatched row).
+    #[allow(clippy::result_large_err)]
     fn find_public<'a>(
         &'a self,
         cur: Current,
         row: &ExposureRow<'a>,
         lever: Lever,
     ) -> Result<&'a PublicEntity, Decision<'a>> {
-        let list = if lever == Lever::Rgla { self.refdata.rgla() } else { self.refdata.pse() };
+        let list = if lever == Lever::Rgla {
+            self.refdata.rgla()
+        } else {
+            self.refdata.pse()
+        };
         let raw = row.nif.trim();
         if raw.is_empty() {
-            let d = if lever == Lever::Rgla { Details::MissingNif } else { Details::MissingFields("NIF") };
+            let d = if lever == Lever::Rgla {
+                Details::MissingNif
+            } else {
+                Details::MissingFields("NIF")
+            };
             return Err(self.keep(cur, MatchStatus::NotMatched, d, Flags::NONE));
         }
         if list.is_empty() {
             // The specification degrades an unavailable RGLA list to "not matched"; an empty PSE
             // list is an error.
-            let status = if lever == Lever::Rgla { MatchStatus::NotMatched } else { MatchStatus::Error };
+            let status = if lever == Lever::Rgla {
+                MatchStatus::NotMatched
+            } else {
+                MatchStatus::Error
+            };
             return Err(self.keep(cur, status, Details::ReferenceEmpty(lever), Flags::NONE));
         }
         let nif = match Nif::parse(raw) {
             Ok(n) => n,
             Err(error) => {
-                return Err(self.keep(cur, MatchStatus::NotMatched, Details::InvalidNif { raw, error }, Flags::NONE));
+                return Err(self.keep(
+                    cur,
+                    MatchStatus::NotMatched,
+                    Details::InvalidNif { raw, error },
+                    Flags::NONE,
+                ));
             }
         };
-        list.get(&nif).ok_or_else(|| self.keep(cur, MatchStatus::NotMatched, Details::NifNotFound { nif, lever }, Flags::NONE))
+        list.get(&nif).ok_or_else(|| {
+            self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::NifNotFound { nif, lever },
+                Flags::NONE,
+            )
+        })
     }
 
     /// Looks an MDB / international organisation up by LEI, then by name.
-    fn find_mdb<'a>(&'a self, cur: Current, row: &ExposureRow<'a>, flags: &mut Flags) -> Result<&'a MdbEntity, Decision<'a>> {
+    #[allow(clippy::result_large_err)]
+    fn find_mdb<'a>(
+        &'a self,
+        cur: Current,
+        row: &ExposureRow<'a>,
+        flags: &mut Flags,
+    ) -> Result<&'a MdbEntity, Decision<'a>> {
         let lei_raw = row.lei.trim();
         let name = row.legal_name.trim();
         if lei_raw.is_empty() && name.is_empty() {
-            return Err(self.keep(cur, MatchStatus::NotMatched, Details::MissingLeiAndName, *flags));
+            return Err(self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::MissingLeiAndName,
+                *flags,
+            ));
         }
         let list = self.refdata.mdb();
         if list.is_empty() {
-            return Err(self.keep(cur, MatchStatus::Error, Details::ReferenceEmpty(Lever::Mdb), *flags));
+            return Err(self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::ReferenceEmpty(Lever::Mdb),
+                *flags,
+            ));
         }
         let mut lei_error = None;
         if !lei_raw.is_empty() {
@@ -376,14 +483,21 @@ impl Engine {
                     return Ok(e);
                 }
                 NameMatch::Ambiguous(a, b) => {
-                    let d = Details::AmbiguousName { name, a: a.label(), b: b.label() };
+                    let d = Details::AmbiguousName {
+                        name,
+                        a: a.label(),
+                        b: b.label(),
+                    };
                     return Err(self.keep(cur, MatchStatus::NotMatched, d, *flags));
                 }
                 NameMatch::NotFound => {}
             }
         }
         let d = match lei_error {
-            Some(error) if name.is_empty() => Details::InvalidLei { raw: lei_raw, error },
+            Some(error) if name.is_empty() => Details::InvalidLei {
+                raw: lei_raw,
+                error,
+            },
             _ => Details::MdbNotFound { lei: lei_raw, name },
         };
         Err(self.keep(cur, MatchStatus::NotMatched, d, *flags))
@@ -393,7 +507,12 @@ impl Engine {
 
     fn crr_pse<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_unrated) = self.t(Slot::PseUnrated) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Pse), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Pse),
+                Flags::NONE,
+            );
         };
         let e = match self.find_public(cur, row, Lever::Pse) {
             Ok(e) => e,
@@ -404,8 +523,14 @@ impl Engine {
         // Art. 116(4): treated as the central government.
         if e.treated_as_central_government {
             if let Some(t_cg) = self.t(Slot::PseAsCg) {
-                if let Some((rw, t_sov, domestic, cqs)) = self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags) {
-                    let reason = Reason::TreatedAsCentralGovernment { country: e.country, domestic, cqs };
+                if let Some((rw, t_sov, domestic, cqs)) =
+                    self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags)
+                {
+                    let reason = Reason::TreatedAsCentralGovernment {
+                        country: e.country,
+                        domestic,
+                        cqs,
+                    };
                     return self.decide(cur, Outcome::two(rw, t_cg, t_sov, reason), subject, flags);
                 }
             }
@@ -414,21 +539,34 @@ impl Engine {
         if let Some(t_short) = self.t(Slot::PseShort) {
             if self.term(row, t_short.maturity(), &mut flags) == Term::Short {
                 if let Some(rw) = pct(t_short.single()) {
-                    return self.decide(cur, Outcome::one(rw, t_short, Reason::ShortTerm { cqs: None }), subject, flags);
+                    return self.decide(
+                        cur,
+                        Outcome::one(rw, t_short, Reason::ShortTerm { cqs: None }),
+                        subject,
+                        flags,
+                    );
                 }
             }
         }
         // Art. 116(2): own rating.
         if let (Some(c), Some(t_rated)) = (e.entity_cqs, self.t(Slot::PseRated)) {
             if let Some(rw) = pct(t_rated.by_cqs(Some(c))) {
-                return self.decide(cur, Outcome::one(rw, t_rated, Reason::EntityRating(c)), subject, flags);
+                return self.decide(
+                    cur,
+                    Outcome::one(rw, t_rated, Reason::EntityRating(c)),
+                    subject,
+                    flags,
+                );
             }
         }
         // Art. 116(1): the sovereign's CQS.
         let cqs = self.sovereign_cqs(e.country, e.own_gov_cqs);
         match pct(t_unrated.by_cqs(cqs)) {
             Some(rw) => {
-                let reason = Reason::SovereignRating { country: Some(e.country), cqs };
+                let reason = Reason::SovereignRating {
+                    country: Some(e.country),
+                    cqs,
+                };
                 self.decide(cur, Outcome::one(rw, t_unrated, reason), subject, flags)
             }
             None => self.no_rule(cur, "an unrated PSE", flags),
@@ -437,7 +575,12 @@ impl Engine {
 
     fn crr_rgla<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_unrated) = self.t(Slot::RglaUnrated) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Rgla), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Rgla),
+                Flags::NONE,
+            );
         };
         let e = match self.find_public(cur, row, Lever::Rgla) {
             Ok(e) => e,
@@ -448,20 +591,34 @@ impl Engine {
         // Art. 115(2)/(4): treated as the central government.
         if e.treated_as_central_government {
             if let Some(t_cg) = self.t(Slot::RglaAsCg) {
-                if let Some((rw, t_sov, domestic, cqs)) = self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags) {
-                    let reason = Reason::TreatedAsCentralGovernment { country: e.country, domestic, cqs };
+                if let Some((rw, t_sov, domestic, cqs)) =
+                    self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags)
+                {
+                    let reason = Reason::TreatedAsCentralGovernment {
+                        country: e.country,
+                        domestic,
+                        cqs,
+                    };
                     return self.decide(cur, Outcome::two(rw, t_cg, t_sov, reason), subject, flags);
                 }
             }
         }
         // Art. 115(5): Member State body, domestic currency.
-        if let (Some(t_ms), Some(s)) = (self.t(Slot::RglaMsDomestic), self.refdata.sovereigns().get(e.country)) {
+        if let (Some(t_ms), Some(s)) = (
+            self.t(Slot::RglaMsDomestic),
+            self.refdata.sovereigns().get(e.country),
+        ) {
             if let (true, Some(dom)) = (s.eu_member, s.domestic_currency) {
                 match currency_loose(row.currency) {
                     Some(c) if c == dom => {
                         if let Some(rw) = pct(t_ms.single()) {
                             let reason = Reason::MemberStateDomesticCurrency { country: e.country };
-                            return self.decide(cur, Outcome::one(rw, t_ms, reason), subject, flags);
+                            return self.decide(
+                                cur,
+                                Outcome::one(rw, t_ms, reason),
+                                subject,
+                                flags,
+                            );
                         }
                     }
                     Some(_) => {}
@@ -472,14 +629,22 @@ impl Engine {
         // Own rating.
         if let (Some(c), Some(t_rated)) = (e.entity_cqs, self.t(Slot::RglaRated)) {
             if let Some(rw) = pct(t_rated.by_cqs(Some(c))) {
-                return self.decide(cur, Outcome::one(rw, t_rated, Reason::EntityRating(c)), subject, flags);
+                return self.decide(
+                    cur,
+                    Outcome::one(rw, t_rated, Reason::EntityRating(c)),
+                    subject,
+                    flags,
+                );
             }
         }
         // Unrated: the sovereign's CQS.
         let cqs = self.sovereign_cqs(e.country, e.own_gov_cqs);
         match pct(t_unrated.by_cqs(cqs)) {
             Some(rw) => {
-                let reason = Reason::SovereignRating { country: Some(e.country), cqs };
+                let reason = Reason::SovereignRating {
+                    country: Some(e.country),
+                    cqs,
+                };
                 self.decide(cur, Outcome::one(rw, t_unrated, reason), subject, flags)
             }
             None => self.no_rule(cur, "an unrated RGLA", flags),
@@ -495,7 +660,12 @@ impl Engine {
         let subject = Subject::Mdb(e);
         let listed = |slot: Slot, what: &'static str| -> Decision<'a> {
             match self.t(slot).and_then(|t| pct(t.single()).map(|rw| (rw, t))) {
-                Some((rw, t)) => self.decide(cur, Outcome::one(rw, t, Reason::Listed(e.kind)), subject, flags),
+                Some((rw, t)) => self.decide(
+                    cur,
+                    Outcome::one(rw, t, Reason::Listed(e.kind)),
+                    subject,
+                    flags,
+                ),
                 None => self.no_rule(cur, what, flags),
             }
         };
@@ -512,28 +682,55 @@ impl Engine {
                             Some(c)
                         }
                         Ok(None) => None,
-                        Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+                        Err(c) => {
+                            return self.keep(
+                                cur,
+                                MatchStatus::NotMatched,
+                                Details::InvalidCqs(c),
+                                flags,
+                            );
+                        }
                     },
                 };
                 if let Some(c) = cqs {
-                    return match self.t(Slot::MdbOtherRated).and_then(|t| pct(t.by_cqs(Some(c))).map(|rw| (rw, t))) {
-                        Some((rw, t)) => self.decide(cur, Outcome::one(rw, t, Reason::EntityRating(c)), subject, flags),
+                    return match self
+                        .t(Slot::MdbOtherRated)
+                        .and_then(|t| pct(t.by_cqs(Some(c))).map(|rw| (rw, t)))
+                    {
+                        Some((rw, t)) => self.decide(
+                            cur,
+                            Outcome::one(rw, t, Reason::EntityRating(c)),
+                            subject,
+                            flags,
+                        ),
                         None => self.no_rule(cur, "a rated MDB", flags),
                     };
                 }
-                let Some(t) = self.t(Slot::MdbOtherUnrated) else { return self.no_rule(cur, "an unrated MDB", flags) };
+                let Some(t) = self.t(Slot::MdbOtherUnrated) else {
+                    return self.no_rule(cur, "an unrated MDB", flags);
+                };
                 match t.basis() {
                     Basis::SovereignCqs => {
                         // CRR2: treated as an institution, by the CQS of its jurisdiction.
                         let country = country_loose(row.country);
                         let cqs = country.and_then(|c| self.sovereign_cqs(c, None));
                         match pct(t.by_cqs(cqs)) {
-                            Some(rw) => self.decide(cur, Outcome::one(rw, t, Reason::SovereignRating { country, cqs }), subject, flags),
+                            Some(rw) => self.decide(
+                                cur,
+                                Outcome::one(rw, t, Reason::SovereignRating { country, cqs }),
+                                subject,
+                                flags,
+                            ),
                             None => self.no_rule(cur, "an unrated MDB", flags),
                         }
                     }
                     _ => match pct(t.single()) {
-                        Some(rw) => self.decide(cur, Outcome::one(rw, t, Reason::UnratedMdb), subject, flags),
+                        Some(rw) => self.decide(
+                            cur,
+                            Outcome::one(rw, t, Reason::UnratedMdb),
+                            subject,
+                            flags,
+                        ),
                         None => self.no_rule(cur, "an unrated MDB", flags),
                     },
                 }
@@ -543,13 +740,23 @@ impl Engine {
 
     fn crr_institution<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_rated) = self.t(Slot::InstRated) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Institutions), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Institutions),
+                Flags::NONE,
+            );
         };
         let mut flags = Flags::NONE;
         let lei_raw = row.lei.trim();
         let name = row.legal_name.trim();
         if lei_raw.is_empty() && name.is_empty() {
-            return self.keep(cur, MatchStatus::NotMatched, Details::MissingLeiAndName, flags);
+            return self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::MissingLeiAndName,
+                flags,
+            );
         }
         let list = self.refdata.institutions();
         let mut entity: Option<&'a Institution> = None;
@@ -570,7 +777,9 @@ impl Engine {
         }
         let file_cqs = match Self::row_cqs(row) {
             Ok(c) => c,
-            Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+            Err(c) => {
+                return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags);
+            }
         };
         let cqs = match entity.and_then(|e| e.entity_cqs) {
             Some(c) => Some(c),
@@ -581,20 +790,36 @@ impl Engine {
                 file_cqs
             }
         };
-        let country = entity.and_then(|e| e.country).or_else(|| country_loose(row.country));
-        let subject = Subject::Institution { entity, lei: lei_raw, name };
+        let country = entity
+            .and_then(|e| e.country)
+            .or_else(|| country_loose(row.country));
+        let subject = Subject::Institution {
+            entity,
+            lei: lei_raw,
+            name,
+        };
 
         if let Some(c) = cqs {
             // Art. 120(2): short-term rated exposures.
             if let Some(ts) = self.t(Slot::InstRatedShort) {
                 if self.term(row, ts.maturity(), &mut flags) == Term::Short {
                     if let Some(rw) = pct(ts.by_cqs(Some(c))) {
-                        return self.decide(cur, Outcome::one(rw, ts, Reason::ShortTerm { cqs: Some(c) }), subject, flags);
+                        return self.decide(
+                            cur,
+                            Outcome::one(rw, ts, Reason::ShortTerm { cqs: Some(c) }),
+                            subject,
+                            flags,
+                        );
                     }
                 }
             }
             return match pct(t_rated.by_cqs(Some(c))) {
-                Some(rw) => self.decide(cur, Outcome::one(rw, t_rated, Reason::EntityRating(c)), subject, flags),
+                Some(rw) => self.decide(
+                    cur,
+                    Outcome::one(rw, t_rated, Reason::EntityRating(c)),
+                    subject,
+                    flags,
+                ),
                 None => self.no_rule(cur, "a rated institution", flags),
             };
         }
@@ -603,7 +828,12 @@ impl Engine {
             // CRR3 Art. 121: the SCRA grade.
             let grade_raw = row.scra_grade.trim();
             let Some(key) = scra_key(grade_raw) else {
-                return self.keep(cur, MatchStatus::NotMatched, Details::InstitutionUnassessed, flags);
+                return self.keep(
+                    cur,
+                    MatchStatus::NotMatched,
+                    Details::InstitutionUnassessed,
+                    flags,
+                );
             };
             let mut table = t_scra;
             let mut short = false;
@@ -621,7 +851,10 @@ impl Engine {
             let Some(mut rw) = rw.or_else(|| pct(t_scra.by_key(key))) else {
                 return self.no_rule(cur, "this SCRA grade", flags);
             };
-            let reason = Reason::Scra { grade: grade_raw, short };
+            let reason = Reason::Scra {
+                grade: grade_raw,
+                short,
+            };
             // Art. 121(6): foreign-currency exposures are floored at the sovereign's weight.
             if let Some(c) = country {
                 if let Some(s) = self.refdata.sovereigns().get(c) {
@@ -632,7 +865,12 @@ impl Engine {
                                     if floor > rw {
                                         rw = floor;
                                         flags |= Flags::SOVEREIGN_FLOOR;
-                                        return self.decide(cur, Outcome::two(rw, table, t_sov, reason), subject, flags);
+                                        return self.decide(
+                                            cur,
+                                            Outcome::two(rw, table, t_sov, reason),
+                                            subject,
+                                            flags,
+                                        );
                                     }
                                 }
                             }
@@ -649,18 +887,31 @@ impl Engine {
         if let Some(ts) = self.t(Slot::InstUnratedShort) {
             if self.term(row, ts.maturity(), &mut flags) == Term::Short {
                 if let Some(rw) = pct(ts.single()) {
-                    return self.decide(cur, Outcome::one(rw, ts, Reason::ShortTerm { cqs: None }), subject, flags);
+                    return self.decide(
+                        cur,
+                        Outcome::one(rw, ts, Reason::ShortTerm { cqs: None }),
+                        subject,
+                        flags,
+                    );
                 }
             }
         }
         // CRR2 Art. 121(1): the sovereign's CQS.
         let Some(t_unrated) = self.t(Slot::InstUnrated) else {
-            return self.keep(cur, MatchStatus::NotMatched, Details::InstitutionUnassessed, flags);
+            return self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::InstitutionUnassessed,
+                flags,
+            );
         };
         let sov_cqs = country.and_then(|c| self.sovereign_cqs(c, None));
         match pct(t_unrated.by_cqs(sov_cqs)) {
             Some(rw) => {
-                let reason = Reason::SovereignRating { country, cqs: sov_cqs };
+                let reason = Reason::SovereignRating {
+                    country,
+                    cqs: sov_cqs,
+                };
                 self.decide(cur, Outcome::one(rw, t_unrated, reason), subject, flags)
             }
             None => self.no_rule(cur, "an unrated institution", flags),
@@ -668,18 +919,33 @@ impl Engine {
     }
 
     fn crr_corporate<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
-        let (Some(t_rated), Some(t_unrated)) = (self.t(Slot::CorpRated), self.t(Slot::CorpUnrated)) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Corporates), Flags::NONE);
+        let (Some(t_rated), Some(t_unrated)) = (self.t(Slot::CorpRated), self.t(Slot::CorpUnrated))
+        else {
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Corporates),
+                Flags::NONE,
+            );
         };
         let ac = row.asset_class.trim();
         if !ac.is_empty() && !looks_corporate(ac) {
-            return self.keep(cur, MatchStatus::NotMatched, Details::NotCorporate { asset_class: ac }, Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::NotCorporate { asset_class: ac },
+                Flags::NONE,
+            );
         }
         let mut flags = Flags::NONE;
-        let subject = Subject::Corporate { name: row.legal_name.trim() };
+        let subject = Subject::Corporate {
+            name: row.legal_name.trim(),
+        };
         let cqs = match Self::row_cqs(row) {
             Ok(c) => c,
-            Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+            Err(c) => {
+                return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags);
+            }
         };
         // The obligor's own weight.
         let base = match cqs {
@@ -688,15 +954,24 @@ impl Engine {
                 None => return self.no_rule(cur, "a rated corporate", flags),
             },
             None => {
-                let Some(rw) = pct(t_unrated.single()) else { return self.no_rule(cur, "an unrated corporate", flags) };
+                let Some(rw) = pct(t_unrated.single()) else {
+                    return self.no_rule(cur, "an unrated corporate", flags);
+                };
                 let mut out = Outcome::one(rw, t_unrated, Reason::CorporateUnrated);
                 // Art. 122(2): or the weight of its central government if higher.
                 if let Some(c) = country_loose(row.country) {
-                    if let (Some(s), Some(t_sov)) = (self.refdata.sovereigns().get(c), self.t(Slot::SovT1)) {
+                    if let (Some(s), Some(t_sov)) =
+                        (self.refdata.sovereigns().get(c), self.t(Slot::SovT1))
+                    {
                         if let Some(sov_rw) = pct(t_sov.by_cqs(s.cqs)) {
                             if sov_rw > rw {
                                 flags |= Flags::SOVEREIGN_FLOOR;
-                                out = Outcome::two(sov_rw, t_unrated, t_sov, Reason::CorporateUnrated);
+                                out = Outcome::two(
+                                    sov_rw,
+                                    t_unrated,
+                                    t_sov,
+                                    Reason::CorporateUnrated,
+                                );
                             }
                         }
                     }
@@ -720,29 +995,56 @@ impl Engine {
                 }
                 let kind = {
                     let mut buf = [0u8; crate::refdata::ids::NAME_BUF];
-                    let f = crate::refdata::ids::fold_name_into(row.collateral_type, &mut buf).unwrap_or("");
+                    let f = crate::refdata::ids::fold_name_into(row.collateral_type, &mut buf)
+                        .unwrap_or("");
                     if f.contains("cash") || f.contains("deposit") || f.contains("efectivo") {
                         1
-                    } else if f.contains("sovereign") || f.contains("government") || f.contains("govt") || f.contains("treasury") || f.contains("deuda publica") || f.contains("bono del estado") {
+                    } else if f.contains("sovereign")
+                        || f.contains("government")
+                        || f.contains("govt")
+                        || f.contains("treasury")
+                        || f.contains("deuda publica")
+                        || f.contains("bono del estado")
+                    {
                         2
                     } else {
                         0
                     }
                 };
-                let cash_zero = self.t(Slot::FcsmCashSameCcy).filter(|_| same_ccy && crw == 0.0 && kind != 0);
+                let cash_zero = self
+                    .t(Slot::FcsmCashSameCcy)
+                    .filter(|_| same_ccy && crw == 0.0 && kind != 0);
                 let (c_rw, covered, c_table) = match cash_zero {
-                    Some(t) if kind == 1 => (pct(t.single()).unwrap_or(0.0), value.min(amount), Some(t)),
-                    Some(t) => (pct(t.single()).unwrap_or(0.0), (value * 0.8).min(amount), Some(t)),
+                    Some(t) if kind == 1 => {
+                        (pct(t.single()).unwrap_or(0.0), value.min(amount), Some(t))
+                    }
+                    Some(t) => (
+                        pct(t.single()).unwrap_or(0.0),
+                        (value * 0.8).min(amount),
+                        Some(t),
+                    ),
                     None => match self.t(Slot::FcsmFloor) {
-                        Some(t) => (crw.max(pct(t.single()).unwrap_or(20.0)), value.min(amount), Some(t)),
+                        Some(t) => (
+                            crw.max(pct(t.single()).unwrap_or(20.0)),
+                            value.min(amount),
+                            Some(t),
+                        ),
                         None => (crw, value.min(amount), None),
                     },
                 };
                 if let Some(c_table) = c_table {
                     if c_rw < base.rw {
                         let rw = (covered * c_rw + (amount - covered) * base.rw) / amount;
-                        let reason = Reason::Collateral { base_rw: base.rw, collateral_rw: c_rw, covered_share: covered / amount };
-                        let out = Outcome { rw, tables: [base.tables[0], Some(c_table)], reason };
+                        let reason = Reason::Collateral {
+                            base_rw: base.rw,
+                            collateral_rw: c_rw,
+                            covered_share: covered / amount,
+                        };
+                        let out = Outcome {
+                            rw,
+                            tables: [base.tables[0], Some(c_table)],
+                            reason,
+                        };
                         return self.decide(cur, out, subject, flags);
                     }
                 }
@@ -760,36 +1062,75 @@ impl Engine {
 
     fn crr_sovereign<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_sov) = self.t(Slot::SovT1) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Sovereigns), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Sovereigns),
+                Flags::NONE,
+            );
         };
         let mut flags = Flags::NONE;
         // Art. 114(3): the ECB, by LEI or name.
         let ecb = {
-            let by_lei = Lei::parse(row.lei).ok().and_then(|l| self.refdata.mdb().by_lei(&l));
+            let by_lei = Lei::parse(row.lei)
+                .ok()
+                .and_then(|l| self.refdata.mdb().by_lei(&l));
             let by_name = || match self.refdata.mdb().by_name(row.legal_name) {
                 NameMatch::Found(e) => Some(e),
                 _ => None,
             };
-            by_lei.or_else(by_name).filter(|e| e.kind == MdbKind::Ecb114_3)
+            by_lei
+                .or_else(by_name)
+                .filter(|e| e.kind == MdbKind::Ecb114_3)
         };
         if let Some(e) = ecb {
-            if let Some((rw, t)) = self.t(Slot::SovEcb).and_then(|t| pct(t.single()).map(|rw| (rw, t))) {
-                return self.decide(cur, Outcome::one(rw, t, Reason::Listed(MdbKind::Ecb114_3)), Subject::Mdb(e), flags);
+            if let Some((rw, t)) = self
+                .t(Slot::SovEcb)
+                .and_then(|t| pct(t.single()).map(|rw| (rw, t)))
+            {
+                return self.decide(
+                    cur,
+                    Outcome::one(rw, t, Reason::Listed(MdbKind::Ecb114_3)),
+                    Subject::Mdb(e),
+                    flags,
+                );
             }
         }
         let raw = row.country.trim();
         if raw.is_empty() {
-            return self.keep(cur, MatchStatus::NotMatched, Details::MissingFields("Country"), flags);
+            return self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::MissingFields("Country"),
+                flags,
+            );
         }
         let Some(country) = country_loose(raw) else {
-            return self.keep(cur, MatchStatus::NotMatched, Details::CountryNotFound { country: raw }, flags);
+            return self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::CountryNotFound { country: raw },
+                flags,
+            );
         };
         let subject = Subject::Sovereign(country);
         if self.refdata.sovereigns().get(country).is_some() {
             return match self.sovereign_treatment(country, None, row, &mut flags) {
-                Some((rw, t, true, _)) => self.decide(cur, Outcome::one(rw, t, Reason::SovereignDomestic { country }), subject, flags),
-                Some((rw, t, false, Some(c))) => self.decide(cur, Outcome::one(rw, t, Reason::EntityRating(c)), subject, flags),
-                Some((rw, t, false, None)) => self.decide(cur, Outcome::one(rw, t, Reason::Unrated), subject, flags),
+                Some((rw, t, true, _)) => self.decide(
+                    cur,
+                    Outcome::one(rw, t, Reason::SovereignDomestic { country }),
+                    subject,
+                    flags,
+                ),
+                Some((rw, t, false, Some(c))) => self.decide(
+                    cur,
+                    Outcome::one(rw, t, Reason::EntityRating(c)),
+                    subject,
+                    flags,
+                ),
+                Some((rw, t, false, None)) => {
+                    self.decide(cur, Outcome::one(rw, t, Reason::Unrated), subject, flags)
+                }
                 None => self.no_rule(cur, "this sovereign", flags),
             };
         }
@@ -798,11 +1139,21 @@ impl Engine {
             Ok(Some(c)) => {
                 flags |= Flags::CQS_FROM_FILE | Flags::NOT_IN_REFERENCE;
                 match pct(t_sov.by_cqs(Some(c))) {
-                    Some(rw) => self.decide(cur, Outcome::one(rw, t_sov, Reason::EntityRating(c)), subject, flags),
+                    Some(rw) => self.decide(
+                        cur,
+                        Outcome::one(rw, t_sov, Reason::EntityRating(c)),
+                        subject,
+                        flags,
+                    ),
                     None => self.no_rule(cur, "this sovereign", flags),
                 }
             }
-            Ok(None) => self.keep(cur, MatchStatus::NotMatched, Details::CountryNotFound { country: raw }, flags),
+            Ok(None) => self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::CountryNotFound { country: raw },
+                flags,
+            ),
             Err(c) => self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
         }
     }
@@ -810,23 +1161,52 @@ impl Engine {
     // ----- the specification's rule sets (SPEC-LEGACY, SPEC-LEGACY-ADMIN) ------------------
 
     /// The own-government weight: Table 1 by the sovereign's CQS.
-    fn spec_own_gov<'a>(&'a self, rule: &'a RuleTable, country: Country, stated: Option<u8>) -> Option<Outcome<'a>> {
+    fn spec_own_gov<'a>(
+        &'a self,
+        rule: &'a RuleTable,
+        country: Country,
+        stated: Option<u8>,
+    ) -> Option<Outcome<'a>> {
         let t_sov = self.t(Slot::SovT1)?;
         let cqs = self.sovereign_cqs(country, stated);
         let rw = pct(t_sov.by_cqs(cqs))?;
-        Some(Outcome::two(rw, rule, t_sov, Reason::SpecOwnGovernment { country, cqs }))
+        Some(Outcome::two(
+            rw,
+            rule,
+            t_sov,
+            Reason::SpecOwnGovernment { country, cqs },
+        ))
     }
 
     fn spec_pse<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_long) = self.t(Slot::PseSpec) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Pse), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Pse),
+                Flags::NONE,
+            );
         };
         let mut flags = Flags::NONE;
         let term = self.term(row, MaturityBucket::Le3mMaturity, &mut flags);
         let missing_nif = row.nif.trim().is_empty();
         match (missing_nif, term == Term::Unknown) {
-            (true, true) => return self.keep(cur, MatchStatus::NotMatched, Details::MissingFields("NIF, Maturity"), flags),
-            (false, true) => return self.keep(cur, MatchStatus::NotMatched, Details::MissingFields("Maturity"), flags),
+            (true, true) => {
+                return self.keep(
+                    cur,
+                    MatchStatus::NotMatched,
+                    Details::MissingFields("NIF, Maturity"),
+                    flags,
+                );
+            }
+            (false, true) => {
+                return self.keep(
+                    cur,
+                    MatchStatus::NotMatched,
+                    Details::MissingFields("Maturity"),
+                    flags,
+                );
+            }
             _ => {}
         }
         let e = match self.find_public(cur, row, Lever::Pse) {
@@ -835,7 +1215,10 @@ impl Engine {
         };
         let subject = Subject::Pse(e);
         if self.client_country == Some(e.country) {
-            if let Some(out) = self.t(Slot::PseSpecOwnGov).and_then(|t| self.spec_own_gov(t, e.country, e.own_gov_cqs)) {
+            if let Some(out) = self
+                .t(Slot::PseSpecOwnGov)
+                .and_then(|t| self.spec_own_gov(t, e.country, e.own_gov_cqs))
+            {
                 return self.decide(cur, out, subject, flags);
             }
         }
@@ -843,19 +1226,34 @@ impl Engine {
         if term == Term::Short {
             if let Some(ts) = self.t(Slot::PseSpecShort) {
                 if let Some(rw) = pct(ts.by_cqs(cqs)) {
-                    return self.decide(cur, Outcome::one(rw, ts, Reason::SpecTable { cqs, short: true }), subject, flags);
+                    return self.decide(
+                        cur,
+                        Outcome::one(rw, ts, Reason::SpecTable { cqs, short: true }),
+                        subject,
+                        flags,
+                    );
                 }
             }
         }
         match pct(t_long.by_cqs(cqs)) {
-            Some(rw) => self.decide(cur, Outcome::one(rw, t_long, Reason::SpecTable { cqs, short: false }), subject, flags),
+            Some(rw) => self.decide(
+                cur,
+                Outcome::one(rw, t_long, Reason::SpecTable { cqs, short: false }),
+                subject,
+                flags,
+            ),
             None => self.no_rule(cur, "this PSE", flags),
         }
     }
 
     fn spec_rgla<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_gov) = self.t(Slot::RglaSpecOwnGov) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Rgla), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Rgla),
+                Flags::NONE,
+            );
         };
         let e = match self.find_public(cur, row, Lever::Rgla) {
             Ok(e) => e,
@@ -869,24 +1267,48 @@ impl Engine {
         }
         if let (Some(c), Some(t)) = (e.entity_cqs, self.t(Slot::RglaSpecRated)) {
             if let Some(rw) = pct(t.by_cqs(Some(c))) {
-                return self.decide(cur, Outcome::one(rw, t, Reason::EntityRating(c)), subject, Flags::NONE);
+                return self.decide(
+                    cur,
+                    Outcome::one(rw, t, Reason::EntityRating(c)),
+                    subject,
+                    Flags::NONE,
+                );
             }
         }
         if self.sovereign_cqs(e.country, e.own_gov_cqs).is_some() {
             if let Some(out) = self.spec_own_gov(t_gov, e.country, e.own_gov_cqs) {
-                let out = Outcome { reason: Reason::SovereignRating { country: Some(e.country), cqs: self.sovereign_cqs(e.country, e.own_gov_cqs) }, ..out };
+                let out = Outcome {
+                    reason: Reason::SovereignRating {
+                        country: Some(e.country),
+                        cqs: self.sovereign_cqs(e.country, e.own_gov_cqs),
+                    },
+                    ..out
+                };
                 return self.decide(cur, out, subject, Flags::NONE);
             }
         }
-        match self.t(Slot::RglaSpecDefault).and_then(|t| pct(t.single()).map(|rw| (rw, t))) {
-            Some((rw, t)) => self.decide(cur, Outcome::one(rw, t, Reason::SpecDefault), subject, Flags::NONE),
+        match self
+            .t(Slot::RglaSpecDefault)
+            .and_then(|t| pct(t.single()).map(|rw| (rw, t)))
+        {
+            Some((rw, t)) => self.decide(
+                cur,
+                Outcome::one(rw, t, Reason::SpecDefault),
+                subject,
+                Flags::NONE,
+            ),
             None => self.no_rule(cur, "this RGLA", Flags::NONE),
         }
     }
 
     fn spec_mdb<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t) = self.t(Slot::MdbSpec) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Mdb), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Mdb),
+                Flags::NONE,
+            );
         };
         let mut flags = Flags::NONE;
         let e = match self.find_mdb(cur, row, &mut flags) {
@@ -901,7 +1323,9 @@ impl Engine {
                     Some(c)
                 }
                 Ok(None) => None,
-                Err(c) => return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+                Err(c) => {
+                    return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags);
+                }
             },
         };
         let reason = match cqs {
@@ -916,16 +1340,35 @@ impl Engine {
 
     fn spec_corporate<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t) = self.t(Slot::CorpSpecCollateral) else {
-            return self.keep(cur, MatchStatus::Error, Details::NoAnalysisFunction(Lever::Corporates), Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::NoAnalysisFunction(Lever::Corporates),
+                Flags::NONE,
+            );
         };
-        let applies = looks_corporate(row.asset_class) && row.eligible_collateral == Some(true) && (cur.value - 100.0).abs() < 1e-9;
+        let applies = looks_corporate(row.asset_class)
+            && row.eligible_collateral == Some(true)
+            && (cur.value - 100.0).abs() < 1e-9;
         if !applies {
-            return self.keep(cur, MatchStatus::NotMatched, Details::SpecGenericNotApplicable, Flags::NONE);
+            return self.keep(
+                cur,
+                MatchStatus::NotMatched,
+                Details::SpecGenericNotApplicable,
+                Flags::NONE,
+            );
         }
         match pct(t.single()) {
             Some(rw) => {
-                let subject = Subject::Corporate { name: row.legal_name.trim() };
-                self.decide(cur, Outcome::one(rw, t, Reason::SpecGenericCollateral), subject, Flags::NONE)
+                let subject = Subject::Corporate {
+                    name: row.legal_name.trim(),
+                };
+                self.decide(
+                    cur,
+                    Outcome::one(rw, t, Reason::SpecGenericCollateral),
+                    subject,
+                    Flags::NONE,
+                )
             }
             None => self.no_rule(cur, "the generic corporate rule", Flags::NONE),
         }
