@@ -12,5 +12,7 @@ pub mod refdata;
 pub mod rules;
 pub mod engine;
 pub mod savings;
+pub mod pipeline;
 pub mod generate;
+pub mod cli;
 pub mod classify;

@@ -454,14 +454,29 @@ pub fn validate(
                 ));
             }
         }
-        for f in [StandardField::Nif, StandardField::Lei] {
-            let Some(src) = mapping.source_for(f) else { continue };
-            let Some(ci) = find_column(headers, src) else { continue };
-            if row.get(ci).is_none_or(|s| s.trim().is_empty()) {
-                report
-                    .warnings
-                    .push(format!("Row {}: {} is empty", i + 1, f.name()));
-            }
+    }
+    // Empty identifiers only warn, and only the identifier the lever matches on.
+    let ids: &[StandardField] = match lever {
+        Lever::Pse | Lever::Rgla => &[StandardField::Nif],
+        Lever::Mdb | Lever::Institutions => &[StandardField::Lei],
+        _ => &[],
+    };
+    for f in ids {
+        let Some(ci) = mapping.source_for(*f).and_then(|s| find_column(headers, s)) else { continue };
+        let empty: Vec<String> = rows
+            .iter()
+            .take(VALIDATION_ROWS)
+            .enumerate()
+            .filter(|(_, r)| r.get(ci).is_none_or(|s| s.trim().is_empty()))
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        if !empty.is_empty() {
+            report.warnings.push(format!(
+                "{} is empty in row{} {}",
+                f.name(),
+                if empty.len() > 1 { "s" } else { "" },
+                empty.join(", ")
+            ));
         }
     }
     report
@@ -589,7 +604,7 @@ mod tests {
             r.errors,
             vec!["Row 2: Source column \"Importe\" contains non-numeric value \"abc\" for expected numeric field \"Exposure_Amount\""]
         );
-        assert_eq!(r.warnings, vec!["Row 2: NIF is empty"]);
+        assert_eq!(r.warnings, vec!["NIF is empty in row 2"]);
         assert_eq!(r.headline(), "Missing required columns for PSE analysis");
         let e = r.into_result().unwrap_err().to_string();
         assert!(e.starts_with("Missing required columns for PSE analysis: Maturity."), "{e}");

@@ -145,14 +145,35 @@ pub fn neutralise(cell: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// True when `cell` holds the delimiter, a double quote, a line feed or a carriage return, so
+/// it must be quoted. Checks eight bytes at a time.
+#[inline]
+pub fn needs_quoting(cell: &[u8], delimiter: u8) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    #[inline]
+    fn has_byte(x: u64, b: u8) -> bool {
+        let v = x ^ (LO * u64::from(b));
+        (v.wrapping_sub(LO) & !v & HI) != 0
+    }
+    let mut chunks = cell.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if has_byte(x, delimiter) || has_byte(x, b'"') || has_byte(x, b'\n') || has_byte(x, b'\r') {
+            return true;
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .any(|&b| b == delimiter || b == b'"' || b == b'\n' || b == b'\r')
+}
+
 /// Writes one CSV cell (quoted when needed), neutralising formulas when `text` is true.
 #[inline]
 pub fn write_csv_cell(out: &mut Vec<u8>, cell: &[u8], delimiter: u8, text: bool) {
     let neutral = text && needs_neutralising(cell);
-    let needs_quotes = cell
-        .iter()
-        .any(|&b| b == delimiter || b == b'"' || b == b'\n' || b == b'\r');
-    if !needs_quotes {
+    if !needs_quoting(cell, delimiter) {
         if neutral {
             out.push(b'\'');
         }
@@ -163,12 +184,13 @@ pub fn write_csv_cell(out: &mut Vec<u8>, cell: &[u8], delimiter: u8, text: bool)
     if neutral {
         out.push(b'\'');
     }
-    for &b in cell {
-        if b == b'"' {
-            out.push(b'"');
-        }
-        out.push(b);
+    let mut rest = cell;
+    while let Some(i) = memchr::memchr(b'"', rest) {
+        out.extend_from_slice(&rest[..=i]);
+        out.push(b'"');
+        rest = &rest[i + 1..];
     }
+    out.extend_from_slice(rest);
     out.push(b'"');
 }
 
@@ -192,6 +214,91 @@ impl Default for CsvFormat {
             bom: false,
         }
     }
+}
+
+/// True for a plain decimal number that a spreadsheet shows the same way it is written
+/// (`-12`, `0.5`, `1234.56`; not `007`, `1e5` or `1.234,5`).
+pub fn is_plain_number(cell: &[u8]) -> bool {
+    let body = cell.strip_prefix(b"-").unwrap_or(cell);
+    if body.is_empty() || body.len() > 17 {
+        return false;
+    }
+    let mut dot = false;
+    for (i, &b) in body.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => {}
+            b'.' if !dot && i > 0 && i + 1 < body.len() => dot = true,
+            _ => return false,
+        }
+    }
+    !(body.len() > 1 && body[0] == b'0' && body[1] != b'.')
+}
+
+/// Converts CSV bytes into an XLSX workbook at `path` (one sheet, plain numbers written as
+/// numbers, text neutralised against formula injection). Returns the data rows written.
+pub fn csv_to_xlsx(csv: &[u8], path: &std::path::Path) -> crate::error::Result<u64> {
+    use crate::error::Error;
+    use crate::ingest::{Input, Limits, RowChunk, RowSink, SourceInfo, read_rows};
+
+    struct ToXlsx {
+        workbook: rust_xlsxwriter::Workbook,
+        row: u32,
+    }
+    fn xerr(e: rust_xlsxwriter::XlsxError) -> Error {
+        Error::Output(e.to_string())
+    }
+    impl RowSink<Error> for ToXlsx {
+        fn start(&mut self, info: &SourceInfo) -> crate::error::Result<()> {
+            let ws = self.workbook.worksheet_from_index(0).map_err(xerr)?;
+            for (c, h) in info.headers.iter().enumerate() {
+                ws.write_string(0, c as u16, neutralise(h).as_ref()).map_err(xerr)?;
+            }
+            Ok(())
+        }
+        fn chunk(&mut self, chunk: RowChunk) -> crate::error::Result<Option<RowChunk>> {
+            let ws = self.workbook.worksheet_from_index(0).map_err(xerr)?;
+            for i in 0..chunk.len() {
+                if self.row >= 1_048_575 {
+                    return Err(Error::Output("more rows than a spreadsheet holds".into()));
+                }
+                self.row += 1;
+                let r = chunk.row(i);
+                for c in 0..r.len() {
+                    let cell = r.get(c);
+                    if cell.is_empty() {
+                        continue;
+                    }
+                    let text = r.text(c);
+                    if is_plain_number(cell)
+                        && let Ok(v) = text.parse::<f64>()
+                    {
+                        ws.write_number(self.row, c as u16, v).map_err(xerr)?;
+                    } else {
+                        ws.write_string(self.row, c as u16, neutralise(text).as_ref())
+                            .map_err(xerr)?;
+                    }
+                }
+            }
+            let mut c = chunk;
+            c.reset(c.ncols(), 0);
+            Ok(Some(c))
+        }
+    }
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    workbook.set_zip_compression_level(1);
+    workbook.add_worksheet_with_constant_memory().map_err(xerr)?;
+    let mut sink = ToXlsx { workbook, row: 0 };
+    let stats = read_rows(
+        Input::Bytes {
+            name: "generated.csv",
+            data: csv,
+        },
+        &Limits::default(),
+        8192,
+        &mut sink,
+    )?;
+    sink.workbook.save(path).map_err(xerr)?;
+    Ok(stats.rows)
 }
 
 #[cfg(test)]
@@ -242,6 +349,32 @@ mod tests {
         );
         assert_eq!(neutralise("=x"), "'=x");
         assert_eq!(neutralise("x"), "x");
+    }
+
+    #[test]
+    fn quoting_detection() {
+        for d in [b',', b';', b'\t'] {
+            for s in ["", "a", "abcdefgh", "abcdefghijklmnop", "x\"y", "line\nbreak", "cr\r", "0123456789abcdef\"", "a;b", "a,b", "a\tb"] {
+                let slow = s.bytes().any(|b| b == d || b == b'"' || b == b'\n' || b == b'\r');
+                assert_eq!(needs_quoting(s.as_bytes(), d), slow, "{s:?} {d}");
+            }
+        }
+        // Every byte value at every position of a 16-byte cell.
+        for pos in 0..16 {
+            for b in 0..=255u8 {
+                let mut cell = [b'x'; 16];
+                cell[pos] = b;
+                let slow = cell.iter().any(|&c| c == b',' || c == b'"' || c == b'\n' || c == b'\r');
+                assert_eq!(needs_quoting(&cell, b','), slow);
+            }
+        }
+    }
+
+    #[test]
+    fn plain_numbers() {
+        for (s, ok) in [("12", true), ("-0.5", true), ("0", true), ("0.25", true), ("007", false), ("1e5", false), ("1.", false), (".5", false), ("Q99", false), ("", false)] {
+            assert_eq!(is_plain_number(s.as_bytes()), ok, "{s}");
+        }
     }
 
     #[test]

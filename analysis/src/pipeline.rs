@@ -1,0 +1,1294 @@
+//! The end-to-end entry point: a file in, the processed file and a summary out.
+//!
+//! ```text
+//! reader (calling thread)      workers (N threads)               writer (1 thread)
+//! read_rows -> RowChunk  --->  ExposureRow -> Engine::evaluate  --->  reorder by sequence,
+//!   first chunk: plan          format output cells, aggregate          write CSV bytes or
+//!   (mapping, styles, RW           per-worker totals                   XLSX rows, recycle
+//!    format, lever)                                                    chunks and buffers
+//! ```
+//!
+//! CSV is streamed and never loaded whole; chunks and output buffers are recycled, so the hot
+//! path allocates nothing per row once warm. Memory is bounded by the number of chunks in
+//! flight (bounded channels), not by the file size. The output is written to a temporary file
+//! next to the target and renamed on success, so a failed run leaves nothing behind.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::columns::{ColumnType, StandardField, detect_columns};
+use crate::engine::{Decision, Engine};
+use crate::error::{Error, Result};
+use crate::ingest::number::{DecimalStyle, parse_number, write_number};
+use crate::ingest::values::{excel_serial_to_date, parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs};
+use crate::ingest::{CellKind, FileKind, Input, Limits, RowChunk, RowRef, RowSink, SourceInfo, read_rows};
+use crate::mapping::{
+    ColumnMapping, MappingError, ResolvedMapping, required_columns, sanitize,
+    suggested_mapping, validate,
+};
+use crate::model::{ExposureRow, Lever, MatchStatus};
+use crate::output::{ADDED_COLUMNS, CsvFormat, OutputKind, neutralise, output_file_name, write_csv_cell};
+
+/// Which lever to analyse a file under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeverChoice {
+    /// The given lever.
+    Fixed(Lever),
+    /// Classify the file first, then analyse it under the lever found.
+    Auto,
+}
+
+/// The bank's own figures, for basis points of CET1 ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BankFigures {
+    /// CET1 capital.
+    pub cet1_capital: f64,
+    /// Total risk exposure amount (RWAs).
+    pub total_rwas: f64,
+}
+
+impl BankFigures {
+    fn to_savings(self) -> crate::savings::BankFigures {
+        crate::savings::BankFigures {
+            total_rwas: self.total_rwas,
+            cet1_capital: self.cet1_capital,
+            reported_ratio: None,
+        }
+    }
+}
+
+/// Options of a run.
+#[derive(Debug, Clone)]
+pub struct AnalyzeOptions {
+    /// The lever, or classification.
+    pub lever: LeverChoice,
+    /// A mapping from standard columns to the file's columns; auto-mapped when `None`.
+    pub mapping: Option<ColumnMapping>,
+    /// The lever's required columns from its column definitions; the product's fallbacks when
+    /// `None`.
+    pub required_columns: Option<Vec<String>>,
+    /// Output format; the input's kind when `None` (CSV for CSV, XLSX for spreadsheets).
+    pub output_kind: Option<OutputKind>,
+    /// Hostile-file bounds.
+    pub limits: Limits,
+    /// The bank's figures, for basis points.
+    pub bank: Option<BankFigures>,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    /// Rows per chunk.
+    pub chunk_rows: usize,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            lever: LeverChoice::Auto,
+            mapping: None,
+            required_columns: None,
+            output_kind: None,
+            limits: Limits::default(),
+            bank: None,
+            threads: 0,
+            chunk_rows: 8 * 1024,
+        }
+    }
+}
+
+/// Where the processed file goes.
+#[derive(Debug)]
+pub enum OutputTarget<'a> {
+    /// A file (written to a temporary name beside it, renamed on success).
+    File(&'a Path),
+    /// Memory.
+    Buffer(&'a mut Vec<u8>),
+    /// Nowhere: the rows are analysed, nothing is formatted or written (for measurements).
+    Discard,
+}
+
+/// The risk-weight notation of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RwFormat {
+    /// 20 means 20 %.
+    Percent,
+    /// 0.2 means 20 %.
+    Fraction,
+}
+
+/// How the risk-weight notation was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RwFormatInfo {
+    /// The notation used to read and write weights.
+    pub format: RwFormat,
+    /// True when the file mixes notations (the minority is above a tenth of the votes) or
+    /// has weights that fit either (between 1 and 12.5) and nothing else: check the output.
+    pub ambiguous: bool,
+    /// Values read as percent (above 12.5, or with a `%` sign).
+    pub percent_votes: u64,
+    /// Values read as fractions (above 0, at most 1).
+    pub fraction_votes: u64,
+    /// Values that fit either notation (above 1, at most 12.5).
+    pub neutral_values: u64,
+}
+
+/// Totals for one rule or one asset class.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GroupSummary {
+    /// The rule (Applied_Rule text, empty when none applied) or the asset class.
+    pub key: String,
+    /// The rule's Regulatory_Reference (rules only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regulatory_reference: Option<String>,
+    /// Rows.
+    pub rows: u64,
+    /// Matched rows.
+    pub matched: u64,
+    /// Sum of Exposure_Amount.
+    pub exposure_amount: f64,
+    /// Sum of Capital_Saving (RWA reduction).
+    pub rwa_saving: f64,
+}
+
+/// How the lever was classified.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassificationInfo {
+    /// Confidence in 0..1.
+    pub confidence: f64,
+    /// The classifier's reason.
+    pub reason: String,
+}
+
+/// CET1 basis points gained, with the bank's figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BpsSummary {
+    /// The bank's figures used.
+    pub figures: BankFigures,
+    /// Exact portfolio gain: 10,000 x C x dR / (R x (R - dR)).
+    pub bps_exact: f64,
+    /// Linear approximation: 10,000 x C x dR / R^2 (additive per row).
+    pub bps_linear: f64,
+    /// RWAs per basis point (R^2 / (10,000 x C)).
+    pub rwa_per_bp: f64,
+}
+
+/// The summary of a run (serialisable; `--summary` writes it as JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisSummary {
+    /// Input file name.
+    pub file_name: String,
+    /// Input format.
+    pub input_kind: FileKind,
+    /// Processed file name (sanitised, `optimized_` prefix).
+    pub output_file_name: String,
+    /// Processed file format.
+    pub output_kind: OutputKind,
+    /// The lever analysed.
+    pub lever: Lever,
+    /// The classification, when the lever came from it.
+    pub classification: Option<ClassificationInfo>,
+    /// Analysis_Type written in the file.
+    pub analysis_type: String,
+    /// Rule set id.
+    pub rule_set: String,
+    /// Reporting date.
+    pub reporting_date: NaiveDate,
+    /// Client country.
+    pub client_country: String,
+    /// The mapping applied (standard column to file column).
+    pub mapping: ColumnMapping,
+    /// True when the mapping was suggested automatically.
+    pub mapping_auto: bool,
+    /// Data rows.
+    pub rows: u64,
+    /// Rows matched.
+    pub matched: u64,
+    /// Rows not matched.
+    pub not_matched: u64,
+    /// Rows in error.
+    pub errors: u64,
+    /// Sum of Exposure_Amount.
+    pub total_exposure: f64,
+    /// RWAs before (amount x current weight).
+    pub rwa_before: f64,
+    /// RWAs after (amount x suggested weight).
+    pub rwa_after: f64,
+    /// Sum of Capital_Saving: the RWA reduction.
+    pub total_rwa_saving: f64,
+    /// Basis points, with the bank's figures.
+    pub bps: Option<BpsSummary>,
+    /// Risk-weight notation.
+    pub risk_weight_format: RwFormatInfo,
+    /// Decimal notation of the amounts.
+    pub decimal_style: DecimalStyle,
+    /// Totals by Applied_Rule, largest saving first.
+    pub by_rule: Vec<GroupSummary>,
+    /// Totals by Asset_Class, largest saving first.
+    pub by_asset_class: Vec<GroupSummary>,
+    /// Count of rows per engine flag.
+    pub flags: BTreeMap<String, u64>,
+    /// Things the user should know (ambiguous notation, empty identifiers, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Wall-clock figures of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Timings {
+    /// Whole run, seconds.
+    pub total_secs: f64,
+    /// Bytes of input read.
+    pub input_bytes: u64,
+}
+
+/// What a run returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisReport {
+    /// The summary.
+    pub summary: AnalysisSummary,
+    /// Timings.
+    pub timings: Timings,
+}
+
+/// Asset classes tracked one by one; further distinct values are summed under "(other)".
+const MAX_ASSET_CLASSES: usize = 1000;
+/// Rows of the first chunk used to detect notations.
+const DETECTION_SAMPLE: usize = 65_536;
+/// Data rows an XLSX sheet holds below its header.
+const XLSX_MAX_ROWS: u64 = 1_048_575;
+
+/// Everything the workers and the writer need, decided from the headers and the first chunk.
+#[derive(Debug)]
+struct Plan {
+    input_kind: FileKind,
+    lever: Lever,
+    classification: Option<ClassificationInfo>,
+    map: ResolvedMapping,
+    mapping: ColumnMapping,
+    mapping_auto: bool,
+    styles: Vec<DecimalStyle>,
+    rw: RwFormatInfo,
+    keep: Vec<usize>,
+    out_headers: Vec<String>,
+    csv: CsvFormat,
+    output_kind: OutputKind,
+    format_output: bool,
+    numeric_cols: Vec<bool>,
+    analysis_type: &'static str,
+    reporting_date: NaiveDate,
+    warnings: Vec<String>,
+}
+
+impl Plan {
+    #[inline]
+    fn number(&self, row: &RowRef<'_>, f: StandardField) -> Option<crate::ingest::Number> {
+        let c = self.map.col(f)?;
+        parse_number(row.get(c), self.styles[c])
+    }
+
+    #[inline]
+    fn weight_pct(&self, row: &RowRef<'_>, f: StandardField) -> Option<f64> {
+        let n = self.number(row, f)?;
+        Some(if n.percent || self.rw.format == RwFormat::Percent {
+            n.value
+        } else {
+            n.value * 100.0
+        })
+    }
+
+    #[inline]
+    fn text<'r>(&self, row: &RowRef<'r>, f: StandardField) -> &'r str {
+        match self.map.col(f) {
+            Some(c) => row.text(c).trim(),
+            None => "",
+        }
+    }
+
+    /// Builds the engine's view of a row. Allocates nothing.
+    fn exposure<'r>(&self, row: &RowRef<'r>) -> ExposureRow<'r> {
+        use StandardField as F;
+        let (mut maturity_date, mut residual) = (None, None);
+        if let Some(c) = self.map.col(F::Maturity) {
+            let cell = row.get(c);
+            let date = match row.kind(c) {
+                CellKind::Number => parse_number(cell, DecimalStyle::Point)
+                    .and_then(|n| excel_serial_to_date(n.value))
+                    .filter(|_| {
+                        // A bare number in a spreadsheet is a date serial only when large.
+                        parse_number(cell, DecimalStyle::Point).is_some_and(|n| n.value > 1000.0)
+                    }),
+                _ => parse_date(cell),
+            };
+            maturity_date = date;
+            residual = match date {
+                Some(d) => Some((d - self.reporting_date).num_days() as f64),
+                None => parse_maturity_days(cell, self.reporting_date),
+            };
+        }
+        let cqs = self
+            .map
+            .col(F::CreditQualityStep)
+            .and_then(|c| parse_cqs(row.get(c)))
+            .or_else(|| self.map.col(F::Rating).and_then(|c| rating_to_cqs(row.get(c))));
+        ExposureRow {
+            exposure_id: self.text(row, F::ExposureId),
+            asset_class: self.text(row, F::AssetClass),
+            eligible_collateral: self.map.col(F::EligibleCollateral).and_then(|c| parse_bool(row.get(c))),
+            current_rw_pct: self.weight_pct(row, F::CurrentRiskWeight),
+            exposure_amount: self.number(row, F::ExposureAmount).map(|n| n.value),
+            nif: self.text(row, F::Nif),
+            lei: self.text(row, F::Lei),
+            legal_name: self.text(row, F::LegalName),
+            residual_maturity_days: residual,
+            original_maturity_days: None,
+            currency: self.text(row, F::Currency),
+            country: self.text(row, F::Country),
+            cqs,
+            collateral_value: self.number(row, F::CollateralValue).map(|n| n.value),
+            collateral_rw_pct: self.weight_pct(row, F::CollateralRiskWeight),
+            maturity_date,
+            scra_grade: self.text(row, F::ScraGrade),
+            collateral_type: self.text(row, F::CollateralType),
+            collateral_currency: self.text(row, F::CollateralCurrency),
+        }
+    }
+
+    /// A weight in percent, in the file's notation.
+    #[inline]
+    fn to_file_rw(&self, pct: f64) -> f64 {
+        match self.rw.format {
+            RwFormat::Percent => pct,
+            RwFormat::Fraction => pct / 100.0,
+        }
+    }
+
+    #[inline]
+    fn rw_decimals(&self) -> u32 {
+        match self.rw.format {
+            RwFormat::Percent => 4,
+            RwFormat::Fraction => 6,
+        }
+    }
+}
+
+/// Votes on the risk-weight notation.
+fn detect_rw_format<'a, I: IntoIterator<Item = &'a [u8]>>(cells: I, style: DecimalStyle) -> RwFormatInfo {
+    let (mut pct, mut frac, mut neutral) = (0u64, 0u64, 0u64);
+    for cell in cells {
+        let Some(n) = parse_number(cell, style) else { continue };
+        if n.percent || n.value > 12.5 {
+            pct += 1;
+        } else if n.value > 0.0 && n.value <= 1.0 {
+            frac += 1;
+        } else if n.value > 1.0 {
+            neutral += 1;
+        }
+    }
+    let votes = pct + frac;
+    let format = if frac > pct { RwFormat::Fraction } else { RwFormat::Percent };
+    let minority = pct.min(frac);
+    let ambiguous = (votes > 0 && minority * 10 > votes) || (votes == 0 && neutral > 0);
+    RwFormatInfo {
+        format,
+        ambiguous,
+        percent_votes: pct,
+        fraction_votes: frac,
+        neutral_values: neutral,
+    }
+}
+
+/// Per-row output kept for the spreadsheet writer.
+#[derive(Debug, Clone, Copy)]
+struct RowResult {
+    suggested: f64,
+    delta: f64,
+    saving: f64,
+    status: MatchStatus,
+    details: (u32, u32),
+    rule: (u32, u32),
+    reference: (u32, u32),
+}
+
+/// A worker's output for one chunk, recycled.
+#[derive(Debug, Default)]
+struct WorkOut {
+    csv: Vec<u8>,
+    results: Vec<RowResult>,
+    arena: String,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Agg {
+    rows: u64,
+    matched: u64,
+    exposure: f64,
+    saving: f64,
+    reference: String,
+}
+
+impl Agg {
+    fn merge(&mut self, o: &Agg) {
+        self.rows += o.rows;
+        self.matched += o.matched;
+        self.exposure += o.exposure;
+        self.saving += o.saving;
+        if self.reference.is_empty() {
+            self.reference.clone_from(&o.reference);
+        }
+    }
+}
+
+/// Totals a worker accumulates.
+#[derive(Debug, Default)]
+struct Totals {
+    rows: u64,
+    matched: u64,
+    not_matched: u64,
+    errors: u64,
+    exposure: f64,
+    rwa_before: f64,
+    rwa_after: f64,
+    saving: f64,
+    by_rule: HashMap<String, Agg>,
+    by_class: HashMap<String, Agg>,
+    flags: HashMap<&'static str, u64>,
+}
+
+impl Totals {
+    fn merge(&mut self, o: Totals) {
+        self.rows += o.rows;
+        self.matched += o.matched;
+        self.not_matched += o.not_matched;
+        self.errors += o.errors;
+        self.exposure += o.exposure;
+        self.rwa_before += o.rwa_before;
+        self.rwa_after += o.rwa_after;
+        self.saving += o.saving;
+        for (k, v) in o.by_rule {
+            self.by_rule.entry(k).or_default().merge(&v);
+        }
+        for (k, v) in o.by_class {
+            if self.by_class.len() >= MAX_ASSET_CLASSES && !self.by_class.contains_key(&k) {
+                self.by_class.entry("(other)".to_string()).or_default().merge(&v);
+            } else {
+                self.by_class.entry(k).or_default().merge(&v);
+            }
+        }
+        for (k, v) in o.flags {
+            *self.flags.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// Scratch buffers of a worker.
+#[derive(Debug, Default)]
+struct Scratch {
+    text: String,
+    key: String,
+}
+
+/// Adds one decision to the totals.
+fn account(t: &mut Totals, s: &mut Scratch, d: &Decision<'_>, asset_class: &str, amount: Option<f64>, saving: f64) {
+    t.rows += 1;
+    let matched = d.status == MatchStatus::Matched;
+    match d.status {
+        MatchStatus::Matched => t.matched += 1,
+        MatchStatus::NotMatched => t.not_matched += 1,
+        MatchStatus::Error => t.errors += 1,
+    }
+    let amt = amount.filter(|a| a.is_finite()).unwrap_or(0.0);
+    t.exposure += amt;
+    t.rwa_before += amt * d.current_rw_pct / 100.0;
+    t.rwa_after += amt * d.suggested_rw_pct / 100.0;
+    t.saving += saving;
+    s.key.clear();
+    let _ = write!(s.key, "{}", d.applied_rule);
+    let agg = match t.by_rule.get_mut(s.key.as_str()) {
+        Some(a) => a,
+        None => {
+            let reference = d.regulatory_reference.to_string();
+            t.by_rule.entry(s.key.clone()).or_insert(Agg {
+                reference,
+                ..Agg::default()
+            })
+        }
+    };
+    agg.rows += 1;
+    agg.matched += u64::from(matched);
+    agg.exposure += amt;
+    agg.saving += saving;
+    let class = if asset_class.is_empty() { "(blank)" } else { asset_class };
+    let class = if t.by_class.len() < MAX_ASSET_CLASSES || t.by_class.contains_key(class) {
+        class
+    } else {
+        "(other)"
+    };
+    let agg = match t.by_class.get_mut(class) {
+        Some(a) => a,
+        None => t.by_class.entry(class.to_string()).or_default(),
+    };
+    agg.rows += 1;
+    agg.matched += u64::from(matched);
+    agg.exposure += amt;
+    agg.saving += saving;
+    if !d.flags.is_empty() {
+        for name in d.flags.names() {
+            *t.flags.entry(name).or_default() += 1;
+        }
+    }
+}
+
+/// Analyses one chunk: evaluates every row, accounts it, and formats the output.
+fn process_chunk(plan: &Plan, engine: &Engine, chunk: &RowChunk, out: &mut WorkOut, t: &mut Totals, s: &mut Scratch) {
+    out.csv.clear();
+    out.results.clear();
+    out.arena.clear();
+    let sep = plan.csv.decimal.separator();
+    let delim = plan.csv.delimiter;
+    let rw_dec = plan.rw_decimals();
+    for i in 0..chunk.len() {
+        let row = chunk.row(i);
+        let er = plan.exposure(&row);
+        let d = engine.evaluate(plan.lever, &er);
+        let saving = match er.exposure_amount {
+            Some(a) => d.capital_saving(a),
+            None => 0.0,
+        };
+        account(t, s, &d, er.asset_class, er.exposure_amount, saving);
+        if !plan.format_output {
+            continue;
+        }
+        let suggested = plan.to_file_rw(d.suggested_rw_pct);
+        let delta = plan.to_file_rw(d.rw_delta_pct());
+        match plan.output_kind {
+            OutputKind::Csv => {
+                let o = &mut out.csv;
+                for &c in &plan.keep {
+                    write_csv_cell(o, row.get(c), delim, true);
+                    o.push(delim);
+                }
+                write_number(o, suggested, rw_dec, sep);
+                o.push(delim);
+                write_number(o, delta, rw_dec, sep);
+                o.push(delim);
+                write_number(o, saving, 2, sep);
+                o.push(delim);
+                o.extend_from_slice(plan.analysis_type.as_bytes());
+                o.push(delim);
+                o.extend_from_slice(d.status.as_str().as_bytes());
+                o.push(delim);
+                s.text.clear();
+                let _ = write!(s.text, "{}", d.details);
+                write_csv_cell(o, s.text.as_bytes(), delim, true);
+                o.push(delim);
+                s.text.clear();
+                let _ = write!(s.text, "{}", d.applied_rule);
+                write_csv_cell(o, s.text.as_bytes(), delim, true);
+                o.push(delim);
+                s.text.clear();
+                let _ = write!(s.text, "{}", d.regulatory_reference);
+                write_csv_cell(o, s.text.as_bytes(), delim, true);
+                o.push(b'\n');
+            }
+            OutputKind::Xlsx => {
+                let a = &mut out.arena;
+                let span = |a: &mut String, f: &dyn std::fmt::Display| {
+                    let start = a.len() as u32;
+                    let _ = write!(a, "{f}");
+                    (start, a.len() as u32)
+                };
+                let details = span(a, &d.details);
+                let rule = span(a, &d.applied_rule);
+                let reference = span(a, &d.regulatory_reference);
+                out.results.push(RowResult {
+                    suggested,
+                    delta,
+                    saving,
+                    status: d.status,
+                    details,
+                    rule,
+                    reference,
+                });
+            }
+        }
+    }
+}
+
+/// Messages between the threads.
+struct Job {
+    seq: u64,
+    chunk: RowChunk,
+    out: WorkOut,
+}
+
+/// Where the writer puts bytes.
+enum Sink<'a> {
+    CsvFile(std::io::BufWriter<std::fs::File>),
+    CsvBuffer(&'a mut Vec<u8>),
+    Xlsx(Box<XlsxOut>, XlsxDest<'a>),
+    Discard,
+}
+
+enum XlsxDest<'a> {
+    File(PathBuf),
+    Buffer(&'a mut Vec<u8>),
+}
+
+struct XlsxOut {
+    workbook: rust_xlsxwriter::Workbook,
+    next_row: u32,
+    date_format: rust_xlsxwriter::Format,
+}
+
+fn xerr(e: rust_xlsxwriter::XlsxError) -> Error {
+    Error::Output(e.to_string())
+}
+
+impl XlsxOut {
+    fn new(headers: &[String]) -> Result<XlsxOut> {
+        let mut workbook = rust_xlsxwriter::Workbook::new();
+        // Fast compression: the sheet XML compresses well at any level, and level 1 is several
+        // times quicker than the default on large sheets.
+        workbook.set_zip_compression_level(1);
+        let bold = rust_xlsxwriter::Format::new().set_bold();
+        let ws = workbook.add_worksheet_with_constant_memory().map_err(xerr)?;
+        ws.set_name("Optimized").map_err(xerr)?;
+        for (c, h) in headers.iter().enumerate() {
+            ws.write_string_with_format(0, c as u16, neutralise(h).as_ref(), &bold)
+                .map_err(xerr)?;
+        }
+        Ok(XlsxOut {
+            workbook,
+            next_row: 1,
+            date_format: rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd"),
+        })
+    }
+
+    fn write_chunk(&mut self, plan: &Plan, chunk: &RowChunk, out: &WorkOut) -> Result<()> {
+        let ws = self
+            .workbook
+            .worksheet_from_index(0)
+            .map_err(xerr)?;
+        for i in 0..chunk.len() {
+            let r = self.next_row;
+            let row = chunk.row(i);
+            let mut col: u16 = 0;
+            for &c in &plan.keep {
+                let cell = row.text(c);
+                match row.kind(c) {
+                    CellKind::Number => {
+                        if let Some(n) = parse_number(cell.as_bytes(), DecimalStyle::Point) {
+                            ws.write_number(r, col, n.value).map_err(xerr)?;
+                        }
+                    }
+                    CellKind::Bool => {
+                        ws.write_boolean(r, col, cell == "TRUE").map_err(xerr)?;
+                    }
+                    CellKind::Date => {
+                        match rust_xlsxwriter::ExcelDateTime::parse_from_str(cell) {
+                            Ok(dt) => {
+                                ws.write_datetime_with_format(r, col, &dt, &self.date_format)
+                                    .map_err(xerr)?;
+                            }
+                            Err(_) => {
+                                ws.write_string(r, col, cell).map_err(xerr)?;
+                            }
+                        }
+                    }
+                    CellKind::Text | CellKind::Error => {
+                        if cell.is_empty() {
+                        } else if plan.numeric_cols[c]
+                            && let Some(n) = parse_number(cell.as_bytes(), plan.styles[c]).filter(|n| !n.percent)
+                        {
+                            ws.write_number(r, col, n.value).map_err(xerr)?;
+                        } else {
+                            ws.write_string(r, col, neutralise(cell).as_ref()).map_err(xerr)?;
+                        }
+                    }
+                }
+                col += 1;
+            }
+            let res = &out.results[i];
+            let text = |span: (u32, u32)| &out.arena[span.0 as usize..span.1 as usize];
+            let round = |v: f64, d: i32| {
+                let f = 10f64.powi(d);
+                (v * f).round() / f
+            };
+            let rw_dec = plan.rw_decimals() as i32;
+            ws.write_number(r, col, round(res.suggested, rw_dec)).map_err(xerr)?;
+            ws.write_number(r, col + 1, round(res.delta, rw_dec)).map_err(xerr)?;
+            ws.write_number(r, col + 2, round(res.saving, 2)).map_err(xerr)?;
+            ws.write_string(r, col + 3, plan.analysis_type).map_err(xerr)?;
+            ws.write_string(r, col + 4, res.status.as_str()).map_err(xerr)?;
+            for (k, span) in [res.details, res.rule, res.reference].into_iter().enumerate() {
+                let t = text(span);
+                if !t.is_empty() {
+                    ws.write_string(r, col + 5 + k as u16, neutralise(t).as_ref())
+                        .map_err(xerr)?;
+                }
+            }
+            self.next_row += 1;
+        }
+        Ok(())
+    }
+}
+
+impl Sink<'_> {
+    fn write(&mut self, plan: &Plan, chunk: &RowChunk, out: &WorkOut) -> Result<()> {
+        match self {
+            Sink::CsvFile(w) => w.write_all(&out.csv).map_err(|e| Error::Output(e.to_string())),
+            Sink::CsvBuffer(b) => {
+                b.extend_from_slice(&out.csv);
+                Ok(())
+            }
+            Sink::Xlsx(x, _) => x.write_chunk(plan, chunk, out),
+            Sink::Discard => Ok(()),
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            Sink::CsvFile(mut w) => w.flush().map_err(|e| Error::Output(e.to_string())),
+            Sink::CsvBuffer(_) | Sink::Discard => Ok(()),
+            Sink::Xlsx(mut x, dest) => match dest {
+                XlsxDest::File(p) => x.workbook.save(&p).map_err(xerr),
+                XlsxDest::Buffer(b) => {
+                    *b = x.workbook.save_to_buffer().map_err(xerr)?;
+                    Ok(())
+                }
+            },
+        }
+    }
+}
+
+/// Removes a temporary output file unless disarmed.
+struct TempGuard(Option<PathBuf>);
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// The reader side: builds the plan from the first chunk, then feeds the workers.
+struct Feeder<'e, 'o> {
+    engine: &'e Engine,
+    opts: &'o AnalyzeOptions,
+    output_kind_default: Option<OutputKind>,
+    format_output: bool,
+    info: Option<SourceInfo>,
+    plan: Option<Arc<Plan>>,
+    plan_tx: Option<mpsc::SyncSender<Arc<Plan>>>,
+    job_tx: Option<mpsc::SyncSender<(Arc<Plan>, Job)>>,
+    recycle_rx: mpsc::Receiver<(RowChunk, WorkOut)>,
+    spare_outs: Vec<WorkOut>,
+    allocated: usize,
+    max_chunks: usize,
+    seq: u64,
+    rows: u64,
+}
+
+impl Feeder<'_, '_> {
+    fn build_plan(&mut self, chunk: &RowChunk) -> Result<Plan> {
+        let info = self.info.as_ref().ok_or(crate::ingest::IngestError::Empty)?;
+        let headers = info.headers.clone();
+        let first_rows: Vec<Vec<String>> = (0..chunk.len().min(10))
+            .map(|i| chunk.row(i).iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect())
+            .collect();
+        let mut warnings = Vec::new();
+        let (lever, classification) = match self.opts.lever {
+            LeverChoice::Fixed(l) => (l, None),
+            LeverChoice::Auto => {
+                let (l, confidence, reason) = classify_lever(&headers, chunk, self.engine)?;
+                if confidence < CLASSIFICATION_THRESHOLD {
+                    warnings.push(format!(
+                        "The lever was classified with {:.0}% confidence, below the {:.0}% threshold: review it before using the results ({reason})",
+                        confidence * 100.0,
+                        CLASSIFICATION_THRESHOLD * 100.0
+                    ));
+                }
+                (l, Some(ClassificationInfo { confidence, reason }))
+            }
+        };
+        let (mapping, mapping_auto) = match &self.opts.mapping {
+            Some(m) => {
+                let s = sanitize(m, &headers)?;
+                if let Some(first) = s.not_found.first() {
+                    let src = m
+                        .0
+                        .values()
+                        .find(|v| !v.trim().is_empty() && crate::mapping::find_column(&headers, v).is_none())
+                        .cloned()
+                        .unwrap_or_default();
+                    let _ = first;
+                    return Err(MappingError::SourceNotFound {
+                        source_column: src,
+                        available: headers.join(", "),
+                    }
+                    .into());
+                }
+                (s.mapping, false)
+            }
+            None => {
+                let m = suggested_mapping(&headers);
+                if m.is_empty() {
+                    return Err(MappingError::NoValidMappings.into());
+                }
+                (m, true)
+            }
+        };
+        let required = required_columns(lever, self.opts.required_columns.as_deref());
+        let report = validate(&mapping, lever, &required, &headers, &first_rows);
+        warnings.extend(report.warnings.iter().cloned());
+        report.into_result()?;
+        let map = ResolvedMapping::new(&mapping, &headers);
+
+        // Decimal style per column, with the file's delimiter as a hint.
+        let sample = chunk.len().min(DETECTION_SAMPLE);
+        let fallback = if info.delimiter == Some(';') { DecimalStyle::Comma } else { DecimalStyle::Unknown };
+        let numeric_fields = [
+            StandardField::ExposureAmount,
+            StandardField::CurrentRiskWeight,
+            StandardField::CollateralValue,
+            StandardField::CollateralRiskWeight,
+        ];
+        let file_style = DecimalStyle::detect(
+            numeric_fields
+                .iter()
+                .filter_map(|f| map.col(*f))
+                .flat_map(|c| (0..sample).map(move |i| chunk.row(i).get(c))),
+            fallback,
+        );
+        let mut styles = vec![file_style; headers.len()];
+        for f in numeric_fields {
+            if let Some(c) = map.col(f) {
+                styles[c] = DecimalStyle::detect((0..sample).map(|i| chunk.row(i).get(c)), file_style);
+            }
+        }
+        let rw = match map.col(StandardField::CurrentRiskWeight) {
+            Some(c) => detect_rw_format((0..sample).map(|i| chunk.row(i).get(c)), styles[c]),
+            None => RwFormatInfo {
+                format: RwFormat::Percent,
+                ambiguous: false,
+                percent_votes: 0,
+                fraction_votes: 0,
+                neutral_values: 0,
+            },
+        };
+        if rw.ambiguous {
+            warnings.push(format!(
+                "The risk-weight notation is ambiguous ({} values read as percent, {} as decimal fractions, {} fit either); the file was read as {}. Check Current_Risk_Weight.",
+                rw.percent_votes,
+                rw.fraction_votes,
+                rw.neutral_values,
+                match rw.format {
+                    RwFormat::Percent => "percent",
+                    RwFormat::Fraction => "decimal fractions",
+                }
+            ));
+        }
+        let output_kind = self
+            .opts
+            .output_kind
+            .or(self.output_kind_default)
+            .unwrap_or(if info.kind.is_spreadsheet() { OutputKind::Xlsx } else { OutputKind::Csv });
+        let keep: Vec<usize> = (0..headers.len())
+            .filter(|&c| !ADDED_COLUMNS.iter().any(|a| a.eq_ignore_ascii_case(&headers[c])))
+            .collect();
+        let out_headers: Vec<String> = keep
+            .iter()
+            .map(|&c| headers[c].clone())
+            .chain(ADDED_COLUMNS.iter().map(|s| s.to_string()))
+            .collect();
+        let csv = match (info.kind, output_kind) {
+            (FileKind::Csv, OutputKind::Csv) => CsvFormat {
+                delimiter: info.delimiter.map_or(b',', |d| d as u8),
+                decimal: if file_style == DecimalStyle::Comma { DecimalStyle::Comma } else { DecimalStyle::Point },
+                bom: matches!(
+                    info.encoding,
+                    Some(crate::ingest::TextEncoding::Utf8Bom | crate::ingest::TextEncoding::Latin1)
+                ),
+            },
+            _ => CsvFormat::default(),
+        };
+        let detected = detect_columns(&headers, &first_rows);
+        let numeric_cols = detected.iter().map(|d| d.data_type == ColumnType::Numeric).collect();
+        if output_kind == OutputKind::Xlsx && out_headers.len() > 16_384 {
+            return Err(Error::Output("too many columns for a spreadsheet".into()));
+        }
+        Ok(Plan {
+            input_kind: info.kind,
+            lever,
+            classification,
+            map,
+            mapping,
+            mapping_auto,
+            styles,
+            rw,
+            keep,
+            out_headers,
+            csv,
+            output_kind,
+            format_output: self.format_output,
+            numeric_cols,
+            analysis_type: analysis_type(lever),
+            reporting_date: self.engine.context().reporting_date,
+            warnings,
+        })
+    }
+}
+
+impl RowSink<Error> for Feeder<'_, '_> {
+    fn start(&mut self, info: &SourceInfo) -> Result<()> {
+        self.info = Some(info.clone());
+        Ok(())
+    }
+
+    fn chunk(&mut self, chunk: RowChunk) -> Result<Option<RowChunk>> {
+        if self.plan.is_none() {
+            let plan = Arc::new(self.build_plan(&chunk)?);
+            if let Some(tx) = self.plan_tx.take() {
+                // The writer may have failed already; its error is reported from its thread.
+                let _ = tx.send(plan.clone());
+            }
+            self.plan = Some(plan);
+        }
+        let plan = self.plan.clone().ok_or(crate::ingest::IngestError::Empty)?;
+        self.rows += chunk.len() as u64;
+        if plan.output_kind == OutputKind::Xlsx && plan.format_output && self.rows > XLSX_MAX_ROWS {
+            return Err(Error::Output(format!(
+                "the file has more than {XLSX_MAX_ROWS} rows, more than a spreadsheet holds; choose CSV output"
+            )));
+        }
+        let ncols = chunk.ncols();
+        let out = self.spare_outs.pop().unwrap_or_default();
+        let job = Job {
+            seq: self.seq,
+            chunk,
+            out,
+        };
+        self.seq += 1;
+        let Some(tx) = &self.job_tx else {
+            return Ok(None);
+        };
+        if tx.send((plan, job)).is_err() {
+            // The writer stopped (it failed); stop reading, its error is reported.
+            return Ok(None);
+        }
+        // Reuse a chunk the writer is done with, or start a new one while under the bound; at
+        // the bound, wait for the writer (this is what bounds memory).
+        match self.recycle_rx.try_recv() {
+            Ok((c, o)) => {
+                self.spare_outs.push(o);
+                Ok(Some(c))
+            }
+            Err(_) if self.allocated < self.max_chunks => {
+                self.allocated += 1;
+                Ok(Some(RowChunk::new(ncols)))
+            }
+            Err(_) => match self.recycle_rx.recv() {
+                Ok((c, o)) => {
+                    self.spare_outs.push(o);
+                    Ok(Some(c))
+                }
+                Err(_) => Ok(None),
+            },
+        }
+    }
+}
+
+/// The Analysis_Type text of a lever.
+pub fn analysis_type(lever: Lever) -> &'static str {
+    match lever {
+        Lever::Pse => "PSE",
+        Lever::Rgla => "RGLA",
+        Lever::Mdb => "MDB",
+        Lever::Institutions => "INSTITUTION",
+        Lever::Corporates => "CORPORATE",
+        Lever::Sovereigns => "SOVEREIGN",
+    }
+}
+
+/// Analyses a file end to end: reads it, maps its columns, evaluates every row with `engine`,
+/// writes the processed file to `output` and returns the summary.
+pub fn analyze(input: Input<'_>, engine: &Engine, opts: &AnalyzeOptions, output: OutputTarget<'_>) -> Result<AnalysisReport> {
+    let started = Instant::now();
+    let input_name = input.name();
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    } else {
+        opts.threads
+    }
+    .clamp(1, 64);
+    let chunk_rows = opts.chunk_rows.clamp(64, 1 << 20);
+    let format_output = !matches!(output, OutputTarget::Discard);
+    let output_kind_default = match &output {
+        OutputTarget::File(p) => OutputKind::from_name(&p.to_string_lossy()),
+        _ => None,
+    };
+
+    // Temporary output beside the target.
+    let (temp, final_path) = match &output {
+        OutputTarget::File(p) => {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let tmp = p.with_file_name(format!(".{name}.{}.partial", std::process::id()));
+            (Some(tmp), Some(p.to_path_buf()))
+        }
+        _ => (None, None),
+    };
+    let mut guard = TempGuard(temp.clone());
+
+    let (plan_tx, plan_rx) = mpsc::sync_channel::<Arc<Plan>>(1);
+    // Bounded channels keep at most about 3 x threads + 2 chunks in flight.
+    let (job_tx, job_rx) = mpsc::sync_channel::<(Arc<Plan>, Job)>(threads);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Job>(threads);
+    let (recycle_tx, recycle_rx) = mpsc::channel::<(RowChunk, WorkOut)>();
+    let job_rx = Mutex::new(job_rx);
+
+    let mut buffer_target: Option<&mut Vec<u8>> = match output {
+        OutputTarget::Buffer(b) => {
+            b.clear();
+            Some(b)
+        }
+        _ => None,
+    };
+
+    let outcome = std::thread::scope(|scope| -> Result<(Totals, Arc<Plan>, crate::ingest::ReadStats)> {
+        // Workers.
+        let mut workers = Vec::new();
+        for _ in 0..threads {
+            let job_rx = &job_rx;
+            let done_tx = done_tx.clone();
+            workers.push(scope.spawn(move || {
+                let mut totals = Totals::default();
+                let mut scratch = Scratch::default();
+                loop {
+                    let next = job_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((plan, mut job))) = next else { break };
+                    process_chunk(&plan, engine, &job.chunk, &mut job.out, &mut totals, &mut scratch);
+                    if done_tx.send(job).is_err() {
+                        break;
+                    }
+                }
+                totals
+            }));
+        }
+        drop(done_tx);
+
+        // Writer.
+        let temp_ref = temp.as_deref();
+        let buffer_ref = buffer_target.take();
+        let writer = scope.spawn(move || -> Result<u64> {
+            let Ok(plan) = plan_rx.recv() else {
+                return Ok(0);
+            };
+            let mut sink = if !plan.format_output {
+                Sink::Discard
+            } else {
+                match (plan.output_kind, temp_ref, buffer_ref) {
+                    (OutputKind::Csv, Some(p), _) => {
+                        let f = std::fs::File::create(p).map_err(|e| Error::Output(e.to_string()))?;
+                        Sink::CsvFile(std::io::BufWriter::with_capacity(1 << 20, f))
+                    }
+                    (OutputKind::Csv, None, Some(b)) => Sink::CsvBuffer(b),
+                    (OutputKind::Xlsx, Some(p), _) => Sink::Xlsx(Box::new(XlsxOut::new(&plan.out_headers)?), XlsxDest::File(p.to_path_buf())),
+                    (OutputKind::Xlsx, None, Some(b)) => Sink::Xlsx(Box::new(XlsxOut::new(&plan.out_headers)?), XlsxDest::Buffer(b)),
+                    _ => Sink::Discard,
+                }
+            };
+            if plan.format_output && plan.output_kind == OutputKind::Csv {
+                let mut head = Vec::new();
+                if plan.csv.bom {
+                    head.extend_from_slice(b"\xEF\xBB\xBF");
+                }
+                for (i, h) in plan.out_headers.iter().enumerate() {
+                    if i > 0 {
+                        head.push(plan.csv.delimiter);
+                    }
+                    write_csv_cell(&mut head, h.as_bytes(), plan.csv.delimiter, true);
+                }
+                head.push(b'\n');
+                let tmp = WorkOut { csv: head, ..WorkOut::default() };
+                sink.write(&plan, &RowChunk::new(0), &tmp)?;
+            }
+            let mut pending: BTreeMap<u64, Job> = BTreeMap::new();
+            let mut next = 0u64;
+            let mut written = 0u64;
+            for job in done_rx.iter() {
+                pending.insert(job.seq, job);
+                while let Some(job) = pending.remove(&next) {
+                    sink.write(&plan, &job.chunk, &job.out)?;
+                    written += job.chunk.len() as u64;
+                    next += 1;
+                    let _ = recycle_tx.send((job.chunk, job.out));
+                }
+            }
+            if !pending.is_empty() {
+                return Err(Error::Output("rows were lost between threads".into()));
+            }
+            sink.finish()?;
+            Ok(written)
+        });
+
+        let mut feeder = Feeder {
+            engine,
+            opts,
+            output_kind_default,
+            format_output,
+            info: None,
+            plan: None,
+            plan_tx: Some(plan_tx),
+            job_tx: Some(job_tx),
+            recycle_rx,
+            spare_outs: Vec::new(),
+            allocated: 1,
+            max_chunks: 2 * threads + 3,
+            seq: 0,
+            rows: 0,
+        };
+        let read = read_rows(input, &opts.limits, chunk_rows, &mut feeder);
+        let plan = feeder.plan.take();
+        // Close the pipeline: workers drain, the writer finishes.
+        drop(feeder);
+        let mut totals = Totals::default();
+        for w in workers {
+            match w.join() {
+                Ok(t) => totals.merge(t),
+                Err(_) => return Err(Error::Output("a worker thread failed".into())),
+            }
+        }
+        let written = writer.join().map_err(|_| Error::Output("the writer thread failed".into()));
+        let stats = read?;
+        let written = written??;
+        let plan = plan.ok_or(crate::ingest::IngestError::Empty)?;
+        if plan.format_output && written != totals.rows {
+            return Err(Error::Output(format!("{written} of {} rows written", totals.rows)));
+        }
+        Ok((totals, plan, stats))
+    });
+    let (totals, plan, stats) = outcome?;
+
+    if let (Some(tmp), Some(dst)) = (&temp, &final_path) {
+        std::fs::rename(tmp, dst).map_err(|e| Error::Output(e.to_string()))?;
+        guard.0 = None;
+    }
+
+    let summary = summarise(&input_name, engine, opts, &plan, totals, stats.rows)?;
+    Ok(AnalysisReport {
+        summary,
+        timings: Timings {
+            total_secs: started.elapsed().as_secs_f64(),
+            input_bytes: stats.bytes,
+        },
+    })
+}
+
+fn sorted_groups(map: HashMap<String, Agg>, with_reference: bool) -> Vec<GroupSummary> {
+    let mut v: Vec<GroupSummary> = map
+        .into_iter()
+        .map(|(k, a)| GroupSummary {
+            key: k,
+            regulatory_reference: with_reference.then_some(a.reference),
+            rows: a.rows,
+            matched: a.matched,
+            exposure_amount: round2(a.exposure),
+            rwa_saving: round2(a.saving),
+        })
+        .collect();
+    v.sort_by(|a, b| b.rwa_saving.total_cmp(&a.rwa_saving).then(a.key.cmp(&b.key)));
+    v
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+fn summarise(
+    input_name: &str,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    plan: &Plan,
+    t: Totals,
+    rows_read: u64,
+) -> Result<AnalysisSummary> {
+    let bps = match opts.bank {
+        Some(fig) => Some(bps_summary(fig, t.saving)?),
+        None => None,
+    };
+    let _ = rows_read;
+    Ok(AnalysisSummary {
+        file_name: input_name.to_string(),
+        input_kind: plan.input_kind,
+        output_file_name: output_file_name(input_name, plan.output_kind),
+        output_kind: plan.output_kind,
+        lever: plan.lever,
+        classification: plan.classification.clone(),
+        analysis_type: plan.analysis_type.to_string(),
+        rule_set: engine.rules().id().to_string(),
+        reporting_date: plan.reporting_date,
+        client_country: engine.context().client_country.clone(),
+        mapping: plan.mapping.clone(),
+        mapping_auto: plan.mapping_auto,
+        rows: t.rows,
+        matched: t.matched,
+        not_matched: t.not_matched,
+        errors: t.errors,
+        total_exposure: round2(t.exposure),
+        rwa_before: round2(t.rwa_before),
+        rwa_after: round2(t.rwa_after),
+        total_rwa_saving: round2(t.saving),
+        bps,
+        risk_weight_format: plan.rw,
+        decimal_style: plan
+            .map
+            .col(StandardField::ExposureAmount)
+            .map_or(DecimalStyle::Unknown, |c| plan.styles[c]),
+        by_rule: sorted_groups(t.by_rule, true),
+        by_asset_class: sorted_groups(t.by_class, false),
+        flags: t.flags.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        warnings: plan.warnings.clone(),
+    })
+}
+
+fn bps_summary(fig: BankFigures, saving: f64) -> Result<BpsSummary> {
+    let f = fig.to_savings();
+    let factor = crate::savings::bps_linear_factor(&f)?;
+    Ok(BpsSummary {
+        figures: fig,
+        bps_exact: crate::savings::bps_exact(&f, saving)?,
+        bps_linear: saving / factor,
+        rwa_per_bp: factor,
+    })
+}
+
+/// Rows of the first chunk shown to the classifier.
+const CLASSIFY_SAMPLE: usize = 200;
+/// Classification confidence below which the result needs review (specification: 0.7).
+pub const CLASSIFICATION_THRESHOLD: f64 = 0.7;
+
+/// Picks the lever of a file from its headers and first rows.
+fn classify_lever(headers: &[String], chunk: &RowChunk, engine: &Engine) -> Result<(Lever, f64, String)> {
+    let h: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let rows: Vec<Vec<&str>> = (0..chunk.len().min(CLASSIFY_SAMPLE))
+        .map(|i| {
+            let r = chunk.row(i);
+            (0..r.len()).map(|c| r.text(c)).collect()
+        })
+        .collect();
+    let c = crate::classify::classify(&h, &rows, engine.refdata());
+    match c.lever {
+        Some(l) => Ok((l, c.confidence, c.reason())),
+        None => Err(Error::Output(format!(
+            "the lever of this file could not be determined ({}); choose a lever",
+            c.reason()
+        ))),
+    }
+}
