@@ -1,6 +1,9 @@
 import '@testing-library/jest-dom/vitest'
 
-import { cleanup } from '@testing-library/react'
+import { cleanup, configure } from '@testing-library/react'
+
+// Lazy route modules are transformed on first use, which is slow on a busy machine.
+configure({ asyncUtilTimeout: 5000 })
 
 // jsdom has no matchMedia; the sidebar asks it whether the screen is narrow.
 if (!window.matchMedia) {

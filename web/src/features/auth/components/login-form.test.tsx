@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react'
+import { render, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { MemoryRouter } from 'react-router'
 
@@ -62,7 +62,7 @@ describe('LoginForm', () => {
     await userEvent.type(screen.getByLabelText('Email'), ' user@bank-a.example ')
     await userEvent.type(screen.getByLabelText('Password'), 'Demo-Password-1')
     await userEvent.click(screen.getByRole('button', { name: 'Sign In' }))
-    await vi.waitFor(() => expect(useAuthStore.getState().status).toBe('authenticated'))
+    await waitFor(() => expect(useAuthStore.getState().status).toBe('authenticated'))
     expect(useAuthStore.getState().user?.role).toBe('user')
     expect(JSON.parse(calls[0].init.body as string)).toEqual({ email: 'user@bank-a.example', password: 'Demo-Password-1' })
   })
