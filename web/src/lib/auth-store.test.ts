@@ -1,0 +1,95 @@
+import { json, makeUser, mockApi } from '@/testing/mock-api'
+
+import { RESTORE_TIMEOUT_MESSAGE, useAuthStore } from './auth-store'
+import { queryClient } from './query-client'
+
+beforeEach(() => useAuthStore.setState({ status: 'initializing', user: null, error: null }))
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+describe('session restore', () => {
+  it('becomes authenticated with the user from /api/auth/me', async () => {
+    mockApi({ 'GET /api/auth/me': () => json(200, makeUser({ role: 'approver' })) })
+    await useAuthStore.getState().restore()
+    expect(useAuthStore.getState()).toMatchObject({ status: 'authenticated', user: { role: 'approver' }, error: null })
+  })
+
+  it('becomes unauthenticated when there is no session', async () => {
+    mockApi({
+      'GET /api/auth/me': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+      'POST /api/auth/refresh': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+    })
+    await useAuthStore.getState().restore()
+    expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
+  })
+
+  it('retries a failing server twice (after 1 s and 2 s) before reporting the error', async () => {
+    vi.useFakeTimers()
+    const calls = mockApi({ 'GET /api/auth/me': () => json(503, { code: 'unavailable', message: 'Service unavailable' }) })
+    const done = useAuthStore.getState().restore()
+    await vi.advanceTimersByTimeAsync(999)
+    expect(calls).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(calls).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(2000)
+    await done
+    expect(calls).toHaveLength(3)
+    expect(useAuthStore.getState()).toMatchObject({ status: 'error', error: 'Service unavailable' })
+  })
+
+  it('recovers when a retry succeeds', async () => {
+    vi.useFakeTimers()
+    let attempts = 0
+    mockApi({
+      'GET /api/auth/me': () => (++attempts === 1 ? json(502, {}) : json(200, makeUser())),
+    })
+    const done = useAuthStore.getState().restore()
+    await vi.advanceTimersByTimeAsync(1000)
+    await done
+    expect(useAuthStore.getState().status).toBe('authenticated')
+  })
+
+  it('gives up with the timeout message when the server never answers', async () => {
+    vi.useFakeTimers()
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        (_url: string, init: RequestInit) =>
+          new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))),
+      ),
+    )
+    const done = useAuthStore.getState().restore()
+    await vi.advanceTimersByTimeAsync(15_000)
+    await done
+    expect(useAuthStore.getState()).toMatchObject({ status: 'error', error: RESTORE_TIMEOUT_MESSAGE })
+  })
+})
+
+describe('signing out', () => {
+  it('clears the user and the query cache', async () => {
+    useAuthStore.setState({ status: 'authenticated', user: makeUser() })
+    queryClient.setQueryData(['secret'], 42)
+    mockApi({ 'POST /api/auth/logout': () => new Response(null, { status: 204 }) })
+    await useAuthStore.getState().signOut()
+    expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
+    expect(queryClient.getQueryData(['secret'])).toBeUndefined()
+  })
+
+  it('signs out locally when a call finds the session gone', async () => {
+    useAuthStore.setState({ status: 'authenticated', user: makeUser() })
+    mockApi({
+      'POST /api/auth/refresh': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+    })
+    await useAuthStore.getState().refreshSession()
+    expect(useAuthStore.getState().status).toBe('unauthenticated')
+  })
+
+  it('keeps the session when a refresh fails for network reasons', async () => {
+    useAuthStore.setState({ status: 'authenticated', user: makeUser() })
+    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))))
+    await useAuthStore.getState().refreshSession()
+    expect(useAuthStore.getState().status).toBe('authenticated')
+  })
+})
