@@ -1021,6 +1021,10 @@ pub fn analysis_type(lever: Lever) -> &'static str {
 /// writes the processed file to `output` and returns the summary.
 pub fn analyze(input: Input<'_>, engine: &Engine, opts: &AnalyzeOptions, output: OutputTarget<'_>) -> Result<AnalysisReport> {
     let started = Instant::now();
+    if let Some(b) = opts.bank {
+        // Refuse meaningless figures before any work.
+        crate::savings::bps_linear_factor(&b.to_savings())?;
+    }
     let input_name = input.name();
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(2, |n| n.get())

@@ -1,0 +1,477 @@
+//! End-to-end cases: files in `tests/fixtures/files/` run through `analyze` (and the CLI entry
+//! points), with expected weights and savings computed by hand from the rules (EU-CRR3, reporting
+//! date 2025-06-30, client country ES).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use analysis::cli::{AnalyzeArgs, GenerateArgs, run_analyze, run_generate};
+use analysis::engine::{Engine, EngineContext};
+use analysis::ingest::{Input, Limits};
+use analysis::model::Lever;
+use analysis::output::OutputKind;
+use analysis::pipeline::{AnalysisReport, AnalyzeOptions, LeverChoice, OutputTarget, RwFormat, analyze};
+use analysis::refdata::RefData;
+use analysis::rules::RuleSet;
+use calamine::Reader;
+use chrono::NaiveDate;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/files").join(name)
+}
+
+fn date() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2025, 6, 30).unwrap()
+}
+
+fn engine_with(refdata: Arc<RefData>, ruleset: &str) -> Engine {
+    Engine::new(RuleSet::by_id(ruleset).unwrap(), refdata, EngineContext::new(date()))
+}
+
+fn pse_engine() -> Engine {
+    let rd = RefData::load_dir(&fixture("pse_refdata")).unwrap();
+    engine_with(Arc::new(rd), "EU-CRR3")
+}
+
+fn opts(lever: Lever) -> AnalyzeOptions {
+    AnalyzeOptions {
+        lever: LeverChoice::Fixed(lever),
+        ..AnalyzeOptions::default()
+    }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("analysis-pipeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Parses a processed CSV into header and rows.
+fn read_csv(bytes: &[u8], delimiter: u8) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::str::from_utf8(bytes).unwrap().trim_start_matches('\u{feff}');
+    let mut r = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .from_reader(text.as_bytes());
+    let h = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|x| x.unwrap().iter().map(String::from).collect())
+        .collect();
+    (h, rows)
+}
+
+fn col(h: &[String], name: &str) -> usize {
+    h.iter().position(|x| x == name).unwrap_or_else(|| panic!("no column {name} in {h:?}"))
+}
+
+fn run_bytes(name: &str, engine: &Engine, o: &AnalyzeOptions) -> (AnalysisReport, Vec<u8>) {
+    let data = std::fs::read(fixture(name)).unwrap();
+    let mut out = Vec::new();
+    let r = analyze(Input::Bytes { name, data: &data }, engine, o, OutputTarget::Buffer(&mut out)).unwrap();
+    (r, out)
+}
+
+#[test]
+fn pse_english_percent_file() {
+    let engine = pse_engine();
+    let (r, out) = run_bytes("pse_en.csv", &engine, &opts(Lever::Pse));
+    let s = &r.summary;
+    assert_eq!((s.rows, s.matched, s.not_matched, s.errors), (8, 6, 2, 0));
+    assert_eq!(s.risk_weight_format.format, RwFormat::Percent);
+    assert!(!s.risk_weight_format.ambiguous);
+    // 500,000 + 400,000 + 400,000 + 30,000 + 500 + 0 + 0 + 0
+    assert_eq!(s.total_rwa_saving, 1_330_500.0);
+    assert_eq!(s.output_file_name, "optimized_pse_en.csv");
+    let (h, rows) = read_csv(&out, b',');
+    assert_eq!(&h[11..], analysis::output::ADDED_COLUMNS);
+    let sugg = col(&h, "Suggested_Risk_Weight");
+    let delta = col(&h, "RW_Delta");
+    let saving = col(&h, "Capital_Saving");
+    let status = col(&h, "Match_Status");
+    let details = col(&h, "Match_Details");
+    let rule = col(&h, "Applied_Rule");
+    let reference = col(&h, "Regulatory_Reference");
+    let expect = [
+        ("50", "50", "500000", "matched", "PSE_UNRATED"),
+        ("0", "20", "400000", "matched", "PSE_AS_CG > SOV_DOMESTIC"),
+        ("20", "80", "400000", "matched", ""),
+        ("20", "30", "30000", "matched", ""),
+        ("50", "50", "500", "matched", ""),
+        ("100", "0", "0", "not_matched", ""),
+        ("100", "0", "0", "not_matched", ""),
+        ("20", "0", "0", "matched", "PSE_UNRATED"),
+    ];
+    for (i, (sg, dl, sv, st, ru)) in expect.iter().enumerate() {
+        let row = &rows[i];
+        assert_eq!(row[sugg], *sg, "row {}", i + 1);
+        assert_eq!(row[delta], *dl, "row {}", i + 1);
+        assert_eq!(row[saving], *sv, "row {}", i + 1);
+        assert_eq!(row[status], *st, "row {}", i + 1);
+        assert_eq!(row[col(&h, "Analysis_Type")], "PSE");
+        if !ru.is_empty() {
+            assert_eq!(row[rule], *ru, "row {}", i + 1);
+        }
+    }
+    assert_eq!(rows[0][reference], "CRR Art. 116(1) Table 2");
+    assert!(rows[5][details].contains("not found in Spanish PSE database"), "{}", rows[5][details]);
+    assert!(rows[6][details].starts_with("Missing required fields: NIF"), "{}", rows[6][details]);
+    // The formula in Legal_Name is neutralised; the original cells are kept otherwise.
+    assert_eq!(rows[7][col(&h, "Legal_Name")], "'=HYPERLINK(\"http://x\",\"y\")");
+    assert_eq!(rows[0][col(&h, "Exposure_Amount")], "1,000,000.00");
+    // By rule and by asset class.
+    let total_by_rule: f64 = s.by_rule.iter().map(|g| g.rwa_saving).sum();
+    assert_eq!(total_by_rule, 1_330_500.0);
+    assert_eq!(s.by_asset_class.len(), 1);
+    assert_eq!(s.by_asset_class[0].key, "Public Sector Entities");
+    assert_eq!(s.by_asset_class[0].rows, 8);
+    assert!(s.flags.get("current RW below regulatory RW").is_some_and(|n| *n == 1), "{:?}", s.flags);
+}
+
+#[test]
+fn pse_spanish_latin1_fraction_file_gives_the_same_savings_in_its_own_notation() {
+    let engine = pse_engine();
+    let (r, out) = run_bytes("pse_es_latin1.csv", &engine, &opts(Lever::Pse));
+    let s = &r.summary;
+    assert!(s.mapping_auto);
+    assert_eq!(s.mapping.0.get("Exposure_Amount").map(String::as_str), Some("Importe"));
+    assert_eq!(s.mapping.0.get("Current_Risk_Weight").map(String::as_str), Some("Ponderación"));
+    assert_eq!(s.risk_weight_format.format, RwFormat::Fraction);
+    assert_eq!((s.rows, s.matched, s.not_matched), (8, 6, 2));
+    assert_eq!(s.total_rwa_saving, 1_330_500.0);
+    // Written back with the same delimiter and decimal comma, UTF-8 with a BOM.
+    assert!(out.starts_with(b"\xEF\xBB\xBF"));
+    let (h, rows) = read_csv(&out, b';');
+    assert_eq!(h[7], "Razón social");
+    assert_eq!(rows[0][7], "Agència Uno");
+    let sugg = col(&h, "Suggested_Risk_Weight");
+    let delta = col(&h, "RW_Delta");
+    let saving = col(&h, "Capital_Saving");
+    let got: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| (r[sugg].as_str(), r[delta].as_str(), r[saving].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("0,5", "0,5", "500000"),
+            ("0", "0,2", "400000"),
+            ("0,2", "0,8", "400000"),
+            ("0,2", "0,3", "30000"),
+            ("0,5", "0,5", "500"),
+            ("1", "0", "0"),
+            ("1", "0", "0"),
+            ("0,2", "0", "0"),
+        ]
+    );
+}
+
+#[test]
+fn mdb_by_lei_and_by_spanish_name() {
+    let engine = engine_with(RefData::builtin_shared(), "EU-CRR3");
+    let (r, out) = run_bytes("mdb.csv", &engine, &opts(Lever::Mdb));
+    let (h, rows) = read_csv(&out, b',');
+    let st = col(&h, "Match_Status");
+    let sv = col(&h, "Capital_Saving");
+    assert_eq!(rows[0][st], "matched");
+    assert_eq!(rows[0][col(&h, "Suggested_Risk_Weight")], "0");
+    assert_eq!(rows[0][sv], "100000");
+    assert_eq!(rows[1][st], "matched");
+    assert_eq!(rows[1][sv], "100000");
+    assert_eq!(rows[2][st], "not_matched");
+    assert!(rows[2][col(&h, "Match_Details")].starts_with("MDB entity not found"), "{}", rows[2][col(&h, "Match_Details")]);
+    assert_eq!(r.summary.total_rwa_saving, 200_000.0);
+}
+
+#[test]
+fn corporates_under_the_specification_rule_set() {
+    let engine = engine_with(RefData::builtin_shared(), "SPEC-LEGACY");
+    let (r, out) = run_bytes("corporates.csv", &engine, &opts(Lever::Corporates));
+    let (h, rows) = read_csv(&out, b',');
+    let sugg = col(&h, "Suggested_Risk_Weight");
+    // 100 -> 75 with eligible collateral; the 1.0 row is in the same (percent) file, so 1 %.
+    assert_eq!(rows[0][sugg], "75");
+    assert_eq!(rows[1][sugg], "100");
+    assert_eq!(r.summary.rows, 3);
+    assert_eq!(rows[0][col(&h, "Capital_Saving")], "250000");
+}
+
+fn sovereign_xlsx(path: &Path) {
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet();
+    let head = [
+        "Exposure_ID", "Asset_Class", "Eligible_Collateral", "Current_Risk_Weight", "Exposure_Amount",
+        "Country", "Currency", "Maturity",
+    ];
+    for (c, h) in head.iter().enumerate() {
+        ws.write_string(0, c as u16, *h).unwrap();
+    }
+    let rows: [(&str, f64, f64, &str, &str); 3] = [
+        ("S1", 0.2, 1_000_000.0, "ES", "EUR"),
+        ("S2", 1.0, 1_000_000.0, "ES", "USD"),
+        ("S3", 1.0, 50_000.0, "XX", "EUR"),
+    ];
+    for (i, (id, rw, amt, cty, ccy)) in rows.iter().enumerate() {
+        let r = i as u32 + 1;
+        ws.write_string(r, 0, *id).unwrap();
+        ws.write_string(r, 1, "Central governments").unwrap();
+        ws.write_string(r, 2, "No").unwrap();
+        ws.write_number(r, 3, *rw).unwrap();
+        ws.write_number(r, 4, *amt).unwrap();
+        ws.write_string(r, 5, *cty).unwrap();
+        ws.write_string(r, 6, *ccy).unwrap();
+        let d = rust_xlsxwriter::ExcelDateTime::from_ymd(2030, 1, 1).unwrap();
+        let f = rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd");
+        ws.write_datetime_with_format(r, 7, &d, &f).unwrap();
+    }
+    wb.save(path).unwrap();
+}
+
+#[test]
+fn sovereigns_xlsx_in_xlsx_out() {
+    let input = tmp("sovereigns.xlsx");
+    sovereign_xlsx(&input);
+    let output = tmp("optimized_sovereigns.xlsx");
+    let engine = engine_with(RefData::builtin_shared(), "EU-CRR3");
+    let r = analyze(Input::Path(&input), &engine, &opts(Lever::Sovereigns), OutputTarget::File(&output)).unwrap();
+    let s = &r.summary;
+    assert_eq!(s.output_kind, OutputKind::Xlsx);
+    assert_eq!(s.risk_weight_format.format, RwFormat::Fraction);
+    assert_eq!((s.rows, s.matched, s.not_matched), (3, 2, 1));
+    // 1,000,000 x 20 % + 1,000,000 x (100 - 20) %
+    assert_eq!(s.total_rwa_saving, 1_000_000.0);
+    let mut wb: calamine::Xlsx<_> = calamine::open_workbook(&output).unwrap();
+    let range = wb.worksheet_range_at(0).unwrap().unwrap();
+    let h: Vec<String> = range.rows().next().unwrap().iter().map(|c| c.to_string()).collect();
+    assert_eq!(h[8], "Suggested_Risk_Weight");
+    let row1: Vec<&calamine::Data> = range.rows().nth(1).unwrap().iter().collect();
+    assert_eq!(row1[8], &calamine::Data::Float(0.0));
+    assert_eq!(row1[10], &calamine::Data::Float(200_000.0));
+    assert!(matches!(row1[4], calamine::Data::Float(v) if *v == 1_000_000.0), "numbers stay numbers: {:?}", row1[4]);
+    assert!(matches!(row1[7], calamine::Data::DateTime(_)), "dates stay dates: {:?}", row1[7]);
+    let row2: Vec<&calamine::Data> = range.rows().nth(2).unwrap().iter().collect();
+    assert_eq!(row2[8], &calamine::Data::Float(0.2));
+    let row3: Vec<&calamine::Data> = range.rows().nth(3).unwrap().iter().collect();
+    assert_eq!(row3[12], &calamine::Data::String("not_matched".into()));
+}
+
+#[test]
+fn cli_analyze_writes_output_and_summary() {
+    let output = tmp("cli_out.csv");
+    let summary = tmp("cli_summary.json");
+    let args = AnalyzeArgs {
+        input: fixture("pse_en.csv"),
+        lever: "pse".into(),
+        mapping: None,
+        refdata: Some(fixture("pse_refdata")),
+        ruleset: None,
+        reporting_date: Some(date()),
+        client_country: "ES".into(),
+        cet1_capital: Some(13_000_000.0),
+        total_rwas: Some(100_000_000.0),
+        output: output.clone(),
+        summary: Some(summary.clone()),
+        threads: Some(2),
+        max_file_mb: 20,
+    };
+    let r = run_analyze(&args).unwrap();
+    assert_eq!(r.summary.rule_set, "EU-CRR3");
+    let bps = r.summary.bps.unwrap();
+    // 10,000 x 13m x 1.3305m / (100m x (100m - 1.3305m))
+    let exact = 10_000.0 * 13e6 * 1_330_500.0 / (100e6 * (100e6 - 1_330_500.0));
+    assert!((bps.bps_exact - exact).abs() < 1e-9, "{} vs {exact}", bps.bps_exact);
+    assert!(bps.bps_linear < bps.bps_exact);
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(json["rows"], 8);
+    assert_eq!(json["total_rwa_saving"], 1_330_500.0);
+    assert!(std::fs::read(&output).unwrap().len() > 100);
+}
+
+#[test]
+fn cli_refuses_bad_arguments_without_writing() {
+    let output = tmp("never.csv");
+    let mut args = AnalyzeArgs {
+        input: fixture("pse_en.csv"),
+        lever: "nonsense".into(),
+        mapping: None,
+        refdata: Some(fixture("pse_refdata")),
+        ruleset: None,
+        reporting_date: Some(date()),
+        client_country: "ES".into(),
+        cet1_capital: None,
+        total_rwas: None,
+        output: output.clone(),
+        summary: None,
+        threads: None,
+        max_file_mb: 20,
+    };
+    assert!(run_analyze(&args).unwrap_err().to_string().contains("unknown lever 'nonsense'"));
+    args.lever = "pse".into();
+    args.ruleset = Some("EU-CRR9".into());
+    assert!(run_analyze(&args).unwrap_err().to_string().starts_with("Unknown rule set: EU-CRR9"));
+    args.ruleset = None;
+    args.cet1_capital = Some(-1.0);
+    args.total_rwas = Some(100.0);
+    assert!(run_analyze(&args).unwrap_err().to_string().starts_with("Invalid bank figures"));
+    assert!(!output.exists());
+}
+
+#[test]
+fn explicit_mapping_file() {
+    let mapping = tmp("mapping.json");
+    std::fs::write(
+        &mapping,
+        r#"{"target_mapping": {"NIF": "NIF", "Maturity": "Maturity", "Exposure_Amount": "Exposure_Amount", "Current_Risk_Weight": "Current_Risk_Weight"}}"#,
+    )
+    .unwrap();
+    let output = tmp("mapped.csv");
+    let args = AnalyzeArgs {
+        input: fixture("pse_en.csv"),
+        lever: "pse".into(),
+        mapping: Some(mapping.clone()),
+        refdata: Some(fixture("pse_refdata")),
+        ruleset: None,
+        reporting_date: Some(date()),
+        client_country: "ES".into(),
+        cet1_capital: None,
+        total_rwas: None,
+        output,
+        summary: None,
+        threads: None,
+        max_file_mb: 20,
+    };
+    let r = run_analyze(&args).unwrap();
+    assert!(!r.summary.mapping_auto);
+    assert_eq!(r.summary.mapping.len(), 4);
+    // Without Currency the PSE treated as central government cannot take the domestic-currency
+    // 0 % (Art. 114(4)): row E2 gets Table 1 by Spain's CQS 2, 20 %, so 400,000 less saving.
+    assert_eq!(r.summary.total_rwa_saving, 930_500.0);
+    assert!(r.summary.flags.contains_key("currency missing"), "{:?}", r.summary.flags);
+    std::fs::write(&mapping, r#"{"NIF": "Tax number", "Maturity": "Maturity"}"#).unwrap();
+    let e = run_analyze(&args).unwrap_err().to_string();
+    assert!(
+        e.starts_with("Source column \"Tax number\" from mapping not found in uploaded file. Available columns: Exposure_ID, Asset_Class"),
+        "{e}"
+    );
+}
+
+#[test]
+fn automatic_lever_classification() {
+    let engine = pse_engine();
+    let (r, _) = run_bytes("pse_en.csv", &engine, &AnalyzeOptions::default());
+    assert_eq!(r.summary.lever, Lever::Pse);
+    assert!(r.summary.classification.is_some());
+}
+
+fn error_of(name: &str, lever: Lever, limits: Limits) -> String {
+    let engine = pse_engine();
+    let dir = tmp("errors");
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = dir.join(format!("out_{name}.csv"));
+    let o = AnalyzeOptions {
+        limits,
+        ..opts(lever)
+    };
+    let e = analyze(Input::Path(&fixture(name)), &engine, &o, OutputTarget::File(&output))
+        .unwrap_err()
+        .to_string();
+    assert!(!output.exists(), "{name}: no output on failure");
+    let dir = output.parent().unwrap();
+    assert!(
+        !std::fs::read_dir(dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".partial")),
+        "{name}: temporary output removed"
+    );
+    e
+}
+
+#[test]
+fn bad_files_fail_cleanly_with_the_products_messages() {
+    let d = Limits::default();
+    assert_eq!(error_of("empty.csv", Lever::Pse, d), "The uploaded file appears to be empty or invalid.");
+    assert_eq!(error_of("blank_lines.csv", Lever::Pse, d), "The uploaded file appears to be empty or invalid.");
+    assert_eq!(error_of("headers_only.csv", Lever::Pse, d), "No data found in CSV file");
+    assert_eq!(
+        error_of("ragged.csv", Lever::Pse, d),
+        "CSV parsing errors: Row 2: Too few fields: expected 5 fields but parsed 2"
+    );
+    assert_eq!(error_of("report.pdf", Lever::Pse, d), "Unsupported file type");
+    assert_eq!(
+        error_of("not_numeric.csv", Lever::Pse, d),
+        "Data validation failed: Row 1: Source column \"Exposure_Amount\" contains non-numeric value \"one hundred\" for expected numeric field \"Exposure_Amount\""
+    );
+    assert!(
+        error_of("missing_required.csv", Lever::Pse, d)
+            .starts_with("Missing required columns for PSE analysis: NIF, Maturity."),
+    );
+    let small = Limits {
+        max_decompressed_bytes: 16 * 1024 * 1024,
+        ..Limits::default()
+    };
+    assert_eq!(
+        error_of("bomb.xlsx", Lever::Pse, small),
+        "Failed to parse Excel file: the workbook expands to more than 16777216 bytes when decompressed"
+    );
+    assert!(error_of("truncated.xlsx", Lever::Pse, d).starts_with("Failed to parse Excel file:"));
+    let tiny = Limits {
+        max_file_bytes: 100,
+        ..Limits::default()
+    };
+    assert_eq!(
+        error_of("pse_en.csv", Lever::Pse, tiny),
+        format!("File is too large: {} bytes, the limit is 100 bytes", std::fs::metadata(fixture("pse_en.csv")).unwrap().len())
+    );
+    let few_rows = Limits {
+        max_rows: 3,
+        ..Limits::default()
+    };
+    assert_eq!(error_of("pse_en.csv", Lever::Pse, few_rows), "File has too many rows: more than 3 data rows");
+}
+
+#[test]
+fn generated_files_round_trip_through_the_cli() {
+    let csv_out = tmp("gen.csv");
+    let n = run_generate(&GenerateArgs {
+        lever: "pse".into(),
+        rows: 3000,
+        output: csv_out.clone(),
+        seed: 7,
+        refdata: None,
+    })
+    .unwrap();
+    assert_eq!(n, 3000);
+    let xlsx_out = tmp("gen.xlsx");
+    run_generate(&GenerateArgs {
+        lever: "pse".into(),
+        rows: 3000,
+        output: xlsx_out.clone(),
+        seed: 7,
+        refdata: None,
+    })
+    .unwrap();
+    let engine = engine_with(RefData::builtin_shared(), "EU-CRR3");
+    let a = analyze(Input::Path(&csv_out), &engine, &opts(Lever::Pse), OutputTarget::Discard).unwrap();
+    let mut buf = Vec::new();
+    let b = analyze(Input::Path(&xlsx_out), &engine, &opts(Lever::Pse), OutputTarget::Buffer(&mut buf)).unwrap();
+    assert_eq!(a.summary.rows, 3000);
+    assert_eq!(b.summary.rows, 3000);
+    assert_eq!(a.summary.matched, b.summary.matched);
+    assert!((a.summary.total_rwa_saving - b.summary.total_rwa_saving).abs() < 0.01);
+    assert!(a.summary.matched > 0);
+    // Same result whatever the chunking and the number of threads.
+    let one = AnalyzeOptions {
+        threads: 1,
+        chunk_rows: 64,
+        ..opts(Lever::Pse)
+    };
+    let mut out1 = Vec::new();
+    let c = analyze(Input::Path(&csv_out), &engine, &one, OutputTarget::Buffer(&mut out1)).unwrap();
+    let four = AnalyzeOptions {
+        threads: 4,
+        chunk_rows: 100,
+        ..opts(Lever::Pse)
+    };
+    let mut out4 = Vec::new();
+    let d = analyze(Input::Path(&csv_out), &engine, &four, OutputTarget::Buffer(&mut out4)).unwrap();
+    assert_eq!(out1, out4);
+    assert_eq!(c.summary.total_rwa_saving, d.summary.total_rwa_saving);
+    assert_eq!(c.summary.total_rwa_saving, a.summary.total_rwa_saving);
+}
