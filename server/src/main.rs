@@ -20,6 +20,10 @@ enum Command {
     Serve(server::config::Config),
     /// Create (or promote) an admin account. The password is read from ADMIN_PASSWORD or stdin.
     CreateAdmin(CreateAdmin),
+    /// Analyse an exposure file and write the processed file (no server needed).
+    Analyze(analysis::cli::AnalyzeArgs),
+    /// Write a realistic synthetic exposure file for a lever.
+    GenerateExposures(analysis::cli::GenerateArgs),
 }
 
 #[derive(clap::Args)]
@@ -49,6 +53,21 @@ fn init_tracing(json: bool) {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // The analysis commands are synchronous and need no runtime.
+    let offline = match &cli.command {
+        Command::Analyze(a) => Some(analysis::cli::run_analyze(a).map(|r| println!("{}", analysis::cli::describe(&r)))),
+        Command::GenerateExposures(g) => Some(analysis::cli::run_generate(g).map(|n| println!("{n} rows written to {}", g.output.display()))),
+        _ => None,
+    };
+    if let Some(result) = offline {
+        return match result {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -80,6 +99,7 @@ fn main() -> std::process::ExitCode {
                 println!("Admin {} is ready.", args.email.trim().to_lowercase());
                 Ok(())
             }
+            Command::Analyze(_) | Command::GenerateExposures(_) => Ok(()),
         }
     });
     match result {

@@ -120,7 +120,7 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
             }
         }
         // Twelve months ending with the current one, savings accumulating lever by lever.
-        let figures = (bank.total_rwas, bank.cet1_capital);
+        let figures = analysis::savings::BankFigures { total_rwas: bank.total_rwas, cet1_capital: bank.cet1_capital, reported_ratio: None };
         let mut previous = 0.0;
         let (mut last_rwas, mut last_bps) = (0.0, 0.0);
         for k in 0..12u32 {
@@ -138,7 +138,7 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
                 }
                 total += value;
             }
-            let bps = bps_exact_pending(figures, total);
+            let bps = analysis::savings::bps_exact(&figures, total)?;
             let growth = if previous > 0.0 { (total - previous) / previous * 100.0 } else { 0.0 };
             clients::upsert_savings(
                 &mut *tx,
@@ -193,7 +193,3 @@ pub async fn create_admin(state: &AppState, email: &str, name: &str, last_name: 
     Ok(())
 }
 
-// Replaced by `analysis::savings::bps_exact` once the analysis crate exposes it.
-fn bps_exact_pending((r, c): (f64, f64), dr: f64) -> f64 {
-    10_000.0 * c * dr / (r * (r - dr))
-}
