@@ -123,6 +123,17 @@ fn hand_computed_cases() {
             errs.push(format!("saving {saving} != {exp_saving}"));
         }
         let details = d.details.to_string();
+        let mut fast = String::new();
+        d.details.write_to(&mut fast);
+        fast.push('|');
+        d.applied_rule.write_to(&mut fast);
+        fast.push('|');
+        d.regulatory_reference.write_to(&mut fast);
+        if fast != format!("{details}|{rule}|{reference}") {
+            errs.push(format!(
+                "write_to gives \"{fast}\", Display gives \"{details}|{rule}|{reference}\""
+            ));
+        }
         if !get("exp_details").is_empty() && !details.contains(get("exp_details")) {
             errs.push(format!(
                 "details \"{details}\" lacks \"{}\"",
