@@ -1,26 +1,16 @@
 // Sign-in for every role, route guarding, session restore, sign-out, password reset and 404,
 // against the real server.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 
-import { apiCall, launchBrowser, login, newPage, screenshot } from './support/browser.mjs'
-import { ACCOUNTS, DEMO_PASSWORD, startServer } from './support/server.mjs'
+import { apiCall, login, newPage, screenshot } from './support/browser.mjs'
+import { ACCOUNTS, DEMO_PASSWORD } from './support/server.mjs'
+import { useServerAndBrowser } from './support/suite.mjs'
 
 const pathOf = (page) => new URL(page.url()).pathname
 
 describe('authentication and guarding', () => {
-  let server
-  let browser
-
-  before(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-  })
-
-  after(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  const env = useServerAndBrowser()
 
   it('lands each role where it belongs', async () => {
     const expectations = [
@@ -31,7 +21,7 @@ describe('authentication and guarding', () => {
       [ACCOUNTS.viewer, '/client/home'],
     ]
     for (const [email, landing] of expectations) {
-      const page = await newPage(browser, server.baseUrl)
+      const page = await newPage(env.browser, env.server.baseUrl)
       await login(page, email)
       await page.waitForURL((url) => url.pathname === landing)
       if (landing === '/admin/dashboard') {
@@ -45,7 +35,7 @@ describe('authentication and guarding', () => {
   })
 
   it('shows the admin dashboard figures from the API', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await login(page, ACCOUNTS.admin)
     await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor()
     const { status, body: metrics } = await apiCall(page, 'GET', '/api/admin/dashboard/metrics')
@@ -77,7 +67,7 @@ describe('authentication and guarding', () => {
   })
 
   it('sends anonymous visitors to login and back to where they were going', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/admin/dashboard')
     await page.waitForURL((url) => url.pathname === '/login')
     assert.equal(new URL(page.url()).searchParams.get('redirect'), '/admin/dashboard')
@@ -109,7 +99,7 @@ describe('authentication and guarding', () => {
   })
 
   it('keeps non-admins out of /admin and shows their client', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/client')
     await page.waitForURL((url) => url.pathname === '/login')
     assert.equal(new URL(page.url()).searchParams.get('redirect'), '/client')
@@ -146,7 +136,7 @@ describe('authentication and guarding', () => {
   })
 
   it('collapses the sidebar into a drawer on narrow screens', async () => {
-    const page = await newPage(browser, server.baseUrl, { viewport: { width: 600, height: 900 } })
+    const page = await newPage(env.browser, env.server.baseUrl, { viewport: { width: 600, height: 900 } })
     await login(page, ACCOUNTS.approver)
     await page.waitForURL((url) => url.pathname === '/client/home')
     assert.equal(await page.getByRole('complementary', { name: 'Client navigation' }).count(), 0)
@@ -160,7 +150,7 @@ describe('authentication and guarding', () => {
   })
 
   it('resets a forgotten password with the link from the mail', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/login')
     await page.getByRole('link', { name: 'Forgot password?' }).click()
     await page.waitForURL((url) => url.pathname === '/forgot-password')
@@ -175,7 +165,7 @@ describe('authentication and guarding', () => {
     await page.getByText((await response.json()).message).waitFor()
 
     // Read the mail from the outbox as an admin.
-    const admin = await newPage(browser, server.baseUrl)
+    const admin = await newPage(env.browser, env.server.baseUrl)
     const signedIn = await apiCall(admin, 'POST', '/api/auth/login', { email: ACCOUNTS.admin, password: DEMO_PASSWORD })
     assert.equal(signedIn.status, 200)
     const outbox = await apiCall(admin, 'GET', '/api/admin/outbox')
@@ -214,14 +204,14 @@ describe('authentication and guarding', () => {
   })
 
   it('switches the reset page to the invitation wording', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/reset-password?token=abc&type=invite&new_user=true')
     await page.getByRole('heading', { name: 'Welcome! Set your password' }).waitFor()
     await page.context().close()
   })
 
   it('shows the 404 page with a link home', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/this/page/does-not-exist')
     await page.getByRole('heading', { name: 'Oops! Page not found' }).waitFor()
     await page.getByRole('link', { name: 'Return to Home' }).click()

@@ -1,29 +1,22 @@
 // Invitation sign-up, the blocking terms dialog and the password-age dialog, against the real server.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { after, before, describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 
-import { apiCall, launchBrowser, login, newPage, screenshot } from './support/browser.mjs'
-import { ACCOUNTS, DEMO_PASSWORD, startServer } from './support/server.mjs'
+import { apiCall, login, newPage, screenshot } from './support/browser.mjs'
+import { ACCOUNTS, DEMO_PASSWORD } from './support/server.mjs'
+import { useServerAndBrowser } from './support/suite.mjs'
 
 const toast = (page, text) => page.locator('[data-sonner-toast]').getByText(text, { exact: true })
 
 describe('invitations and first-login dialogs', () => {
-  let server
-  let browser
+  const env = useServerAndBrowser()
   let admin
 
   before(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    admin = await newPage(browser, server.baseUrl)
+    admin = await newPage(env.browser, env.server.baseUrl)
     const signedIn = await apiCall(admin, 'POST', '/api/auth/login', { email: ACCOUNTS.admin, password: DEMO_PASSWORD })
     assert.equal(signedIn.status, 200)
-  })
-
-  after(async () => {
-    await browser?.close()
-    await server?.stop()
   })
 
   async function latestMailTo(email) {
@@ -49,7 +42,7 @@ describe('invitations and first-login dialogs', () => {
     const link = (await latestMailTo(email)).body.match(/\/signup\/[A-Za-z0-9_\-.~%]+/)?.[0]
     assert.ok(link, 'invitation link in the mail')
 
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto(link)
     await page.getByRole('heading', { name: 'Create your account' }).waitFor()
     const emailField = page.getByLabel('Email')
@@ -78,7 +71,7 @@ describe('invitations and first-login dialogs', () => {
     await toast(page, 'Account created successfully!').waitFor()
 
     // The link is used up.
-    const reuse = await newPage(browser, server.baseUrl)
+    const reuse = await newPage(env.browser, env.server.baseUrl)
     await reuse.goto(link)
     await reuse.getByText('Invalid or expired invitation link').waitFor()
     await reuse.context().close()
@@ -109,7 +102,7 @@ describe('invitations and first-login dialogs', () => {
   })
 
   it('says an unknown invitation link is invalid or expired', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/signup/not-a-real-token')
     await page.getByText('Invalid or expired invitation link').waitFor()
     await page.context().close()
@@ -118,11 +111,11 @@ describe('invitations and first-login dialogs', () => {
   it('forces a password change when the password is over a year old', async () => {
     // Age the viewer's password in the database (the server has no API for that, by design).
     execFileSync('sqlite3', [
-      server.databasePath,
+      env.server.databasePath,
       `UPDATE users SET password_changed_at = '2020-01-01T00:00:00.000000Z' WHERE email = '${ACCOUNTS.viewer}'`,
     ])
 
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await login(page, ACCOUNTS.viewer)
     const dialog = page.getByRole('dialog', { name: 'Password change required' })
     await dialog.waitFor()

@@ -1,26 +1,15 @@
 // The public landing page and both waitlist forms, against the real server.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 
-import { launchBrowser, newPage, screenshot } from './support/browser.mjs'
-import { startServer } from './support/server.mjs'
+import { newPage, screenshot } from './support/browser.mjs'
+import { useServerAndBrowser } from './support/suite.mjs'
 
 describe('landing page', () => {
-  let server
-  let browser
-
-  before(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-  })
-
-  after(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  const env = useServerAndBrowser()
 
   it('shows the header anchors, the sections and the footer links', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/')
     const nav = page.getByRole('navigation', { name: 'Sections' })
     for (const [label, href] of [
@@ -57,7 +46,7 @@ describe('landing page', () => {
   })
 
   it('joins the waitlist from the hero form and reports a duplicate address', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/')
     const hero = page.getByRole('form', { name: 'Join the waitlist (hero)' })
 
@@ -88,7 +77,7 @@ describe('landing page', () => {
   })
 
   it('joins the waitlist from the call-to-action form with source cta', async () => {
-    const page = await newPage(browser, server.baseUrl)
+    const page = await newPage(env.browser, env.server.baseUrl)
     await page.goto('/#contact')
     const cta = page.getByRole('form', { name: 'Join the waitlist (cta)' })
     await cta.getByRole('textbox', { name: 'Email address' }).fill(`cta-${Date.now()}@bank.example`)

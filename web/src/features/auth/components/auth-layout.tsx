@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react'
 import { Link } from 'react-router'
 
+import { BrandLogo } from '@/components/ui/brand-logo'
 import { paths } from '@/config/paths'
 
 type Props = { title: string; description?: ReactNode; children: ReactNode; footer?: ReactNode }
@@ -10,10 +11,7 @@ export function AuthLayout({ title, description, children, footer }: Props) {
   return (
     <div className="flex min-h-svh flex-col items-center justify-center bg-gradient-to-b from-brand-50 to-slate-100 px-4 py-12">
       <Link to={paths.landing.getHref()} className="mb-8 flex items-center gap-2" aria-label="CapOpt home">
-        <svg viewBox="0 0 32 32" className="size-9" aria-hidden="true">
-          <rect width="32" height="32" rx="7" fill="#1c35d6" />
-          <path d="M8 22V14M14 22V10M20 22V16M26 22V7" stroke="#ffffff" strokeWidth="3" strokeLinecap="round" />
-        </svg>
+        <BrandLogo className="size-9" />
         <span className="text-xl font-bold text-slate-900">CapOpt</span>
       </Link>
       <main className="w-full max-w-md rounded-2xl border border-slate-200 bg-white p-8 shadow-lg shadow-slate-900/5">

@@ -1,5 +1,6 @@
 import { NavLink } from 'react-router'
 
+import { BrandLogo } from '@/components/ui/brand-logo'
 import { Sidebar, useSidebar, useSidebarExpanded } from '@/components/ui/sidebar'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
 import type { NavGroup, NavItem } from '@/config/navigation'
@@ -15,10 +16,7 @@ export function AppSidebar({ groups, label, homeHref }: Props) {
     <Sidebar label={label}>
       <div className={cn('flex h-16 shrink-0 items-center border-b border-white/10', expanded ? 'px-4' : 'justify-center')}>
         <NavLink to={homeHref} className="flex items-center gap-2" aria-label="CapOpt home">
-          <svg viewBox="0 0 32 32" className="size-7 shrink-0" aria-hidden="true">
-            <rect width="32" height="32" rx="7" fill="#ffffff" />
-            <path d="M8 22V14M14 22V10M20 22V16M26 22V7" stroke="#1c35d6" strokeWidth="3" strokeLinecap="round" />
-          </svg>
+          <BrandLogo inverted className="size-7" />
           {expanded ? <span className="text-base font-bold text-white">CapOpt</span> : null}
         </NavLink>
       </div>

@@ -1,0 +1,55 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { render, screen } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+
+import { json, mockApi } from '@/testing/mock-api'
+
+import { AdminDashboard } from './admin-dashboard'
+
+const metrics = {
+  total_value: 335000000,
+  previous_total: 301500000,
+  change_percentage: 11.111,
+  total_bps: 13.5912,
+  total_levers: 6,
+  total_clients: 2,
+  total_projects: 1,
+}
+
+function renderDashboard() {
+  render(
+    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+      <AdminDashboard />
+    </QueryClientProvider>,
+  )
+}
+
+afterEach(() => vi.unstubAllGlobals())
+
+describe('AdminDashboard', () => {
+  it('shows the four metric cards with Spanish formatting', async () => {
+    mockApi({ 'GET /api/admin/dashboard/metrics': () => json(200, metrics) })
+    renderDashboard()
+    expect(screen.getByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument()
+    expect(await screen.findByText('335.000.000\u00a0€')).toBeInTheDocument()
+    expect(screen.getByText('+11,11\u00a0% from previous period')).toBeInTheDocument()
+    expect(screen.getByText('13,59 bps')).toBeInTheDocument()
+    expect(screen.getByText('6')).toBeInTheDocument()
+    expect(screen.getByText('Across 1 project')).toBeInTheDocument()
+    expect(screen.getByText('2')).toBeInTheDocument()
+    expect(screen.getByText('0% churn rate')).toBeInTheDocument()
+  })
+
+  it("shows 'Error loading dashboard data' with a Retry that reloads", async () => {
+    let attempts = 0
+    mockApi({
+      'GET /api/admin/dashboard/metrics': () =>
+        ++attempts === 1 ? json(500, { code: 'internal', message: 'Internal server error' }) : json(200, metrics),
+    })
+    renderDashboard()
+    expect(await screen.findByText('Error loading dashboard data')).toBeInTheDocument()
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }))
+    expect(await screen.findByText('335.000.000\u00a0€')).toBeInTheDocument()
+    expect(screen.queryByText('Error loading dashboard data')).not.toBeInTheDocument()
+  })
+})
