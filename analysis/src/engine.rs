@@ -55,8 +55,8 @@ use crate::rules::{RuleSet, RuleTable};
 pub struct EngineContext {
     /// Reporting date: maturities are measured from it.
     pub reporting_date: NaiveDate,
-    /// The client's home country (ISO alpha-2), "ES" by default. Used by the specification's
-    /// "own government" rules.
+    /// The client's home country, "ES" by default: an ISO alpha-2 code or a name such as "Spain"
+    /// (see [`Country::parse_loose`]). Used by the specification's "own government" rules.
     pub client_country: String,
 }
 
@@ -86,7 +86,7 @@ pub struct Engine {
 impl Engine {
     /// Builds an engine for one run.
     pub fn new(rules: Arc<RuleSet>, refdata: Arc<RefData>, ctx: EngineContext) -> Engine {
-        let client_country = Country::parse(&ctx.client_country);
+        let client_country = Country::parse_loose(&ctx.client_country);
         let three_months = ctx.reporting_date.checked_add_months(Months::new(3));
         Engine {
             rules,
@@ -702,13 +702,19 @@ impl Reason<'_> {
                 base_rw,
                 collateral_rw,
                 covered_share,
-            } => write!(
-                f,
-                "{:.1}% covered by financial collateral at {} (simple method), rest at {}",
-                covered_share * 100.0,
-                Pct(collateral_rw),
-                Pct(base_rw)
-            ),
+            } => {
+                write!(
+                    f,
+                    "{:.1}% covered by financial collateral at {} (simple method)",
+                    covered_share * 100.0,
+                    Pct(collateral_rw)
+                )?;
+                if covered_share < 1.0 - 1e-12 {
+                    f.write_str(", rest at ")?;
+                    write_pct(f, base_rw)?;
+                }
+                Ok(())
+            }
             Reason::SovereignDomestic { country } => {
                 put!(f, "exposure in the domestic currency of ", country.as_str())
             }

@@ -69,6 +69,22 @@ impl Country {
         }
     }
 
+    /// Parses a two-letter code, or a country name in English or Spanish (case and accents
+    /// ignored) for the EU Member States and the main other markets, or an ISO alpha-3 code of
+    /// those: "Spain", "España", "ESP" and "es" all give ES. The specification stores the client's
+    /// home country as a name ("Spain").
+    pub fn parse_loose(s: &str) -> Option<Country> {
+        if let Some(c) = Country::parse(s) {
+            return Some(c);
+        }
+        let mut buf = [0u8; ids::NAME_BUF];
+        let key = ids::fold_name_into(s, &mut buf)?;
+        COUNTRY_NAMES
+            .iter()
+            .find(|(_, names)| names.contains(&key))
+            .and_then(|(code, _)| Country::parse(code))
+    }
+
     /// The code as text.
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).unwrap_or("")
@@ -90,6 +106,94 @@ impl fmt::Display for Country {
         f.write_str(self.as_str())
     }
 }
+
+/// Folded names (see [`ids::fold_name`]) and alpha-3 codes accepted by [`Country::parse_loose`].
+const COUNTRY_NAMES: &[(&str, &[&str])] = &[
+    ("AT", &["austria", "aut"]),
+    ("BE", &["belgium", "belgica", "bel"]),
+    ("BG", &["bulgaria", "bgr"]),
+    ("HR", &["croatia", "croacia", "hrv"]),
+    ("CY", &["cyprus", "chipre", "cyp"]),
+    (
+        "CZ",
+        &[
+            "czechia",
+            "czech republic",
+            "republica checa",
+            "chequia",
+            "cze",
+        ],
+    ),
+    ("DK", &["denmark", "dinamarca", "dnk"]),
+    ("EE", &["estonia", "est"]),
+    ("FI", &["finland", "finlandia", "fin"]),
+    ("FR", &["france", "francia", "fra"]),
+    ("DE", &["germany", "alemania", "deu"]),
+    ("GR", &["greece", "grecia", "grc"]),
+    ("HU", &["hungary", "hungria", "hun"]),
+    ("IE", &["ireland", "irlanda", "irl"]),
+    ("IT", &["italy", "italia", "ita"]),
+    ("LV", &["latvia", "letonia", "lva"]),
+    ("LT", &["lithuania", "lituania", "ltu"]),
+    ("LU", &["luxembourg", "luxemburgo", "lux"]),
+    ("MT", &["malta", "mlt"]),
+    (
+        "NL",
+        &[
+            "netherlands",
+            "the netherlands",
+            "paises bajos",
+            "holanda",
+            "nld",
+        ],
+    ),
+    ("PL", &["poland", "polonia", "pol"]),
+    ("PT", &["portugal", "prt"]),
+    ("RO", &["romania", "rumania", "rou"]),
+    ("SK", &["slovakia", "eslovaquia", "svk"]),
+    ("SI", &["slovenia", "eslovenia", "svn"]),
+    (
+        "ES",
+        &[
+            "spain",
+            "espana",
+            "esp",
+            "kingdom of spain",
+            "reino de espana",
+        ],
+    ),
+    ("SE", &["sweden", "suecia", "swe"]),
+    (
+        "GB",
+        &[
+            "united kingdom",
+            "reino unido",
+            "great britain",
+            "uk",
+            "gbr",
+        ],
+    ),
+    (
+        "US",
+        &[
+            "united states",
+            "united states of america",
+            "estados unidos",
+            "usa",
+        ],
+    ),
+    ("CH", &["switzerland", "suiza", "che"]),
+    ("NO", &["norway", "noruega", "nor"]),
+    ("CA", &["canada", "can"]),
+    ("AU", &["australia", "aus"]),
+    ("JP", &["japan", "japon", "jpn"]),
+    ("CN", &["china", "chn"]),
+    ("MX", &["mexico", "mex"]),
+    ("IN", &["india", "ind"]),
+    ("BR", &["brazil", "brasil", "bra"]),
+    ("TR", &["turkey", "turquia", "turkiye", "tur"]),
+    ("AR", &["argentina", "arg"]),
+];
 
 /// An ISO 4217 currency code (upper case).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -765,6 +869,10 @@ mod tests {
         let madrid = r.rgla().get(&Nif::parse("P2807900B").unwrap()).unwrap();
         assert_eq!(madrid.legal_name, "Ayuntamiento de Madrid");
         assert!(r.pse().get(&Nif::parse("Q2826000H").unwrap()).is_some());
+        for s in ["Spain", "españa", "ESP", " es ", "Reino de España"] {
+            assert_eq!(Country::parse_loose(s), Some(Country::ES), "{s}");
+        }
+        assert_eq!(Country::parse_loose("Narnia"), None);
         let es = r.sovereigns().get(Country::ES).unwrap();
         assert_eq!(es.cqs, Some(2));
         assert_eq!(es.domestic_currency.unwrap().as_str(), "EUR");

@@ -104,25 +104,9 @@ fn currency_loose(s: &str) -> Option<Currency> {
     Currency::parse(t)
 }
 
-/// Country codes as written, accepting a few common names for the client's markets.
+/// Country codes as written, or country names (see [`Country::parse_loose`]).
 fn country_loose(s: &str) -> Option<Country> {
-    let t = s.trim();
-    if let Some(c) = Country::parse(t) {
-        return Some(c);
-    }
-    let code = match t.to_ascii_lowercase().as_str() {
-        "spain" | "españa" | "espana" | "esp" => "ES",
-        "germany" | "alemania" | "deu" => "DE",
-        "france" | "francia" | "fra" => "FR",
-        "italy" | "italia" | "ita" => "IT",
-        "portugal" | "prt" => "PT",
-        "netherlands" | "países bajos" | "paises bajos" | "nld" => "NL",
-        "belgium" | "bélgica" | "belgica" | "bel" => "BE",
-        "united kingdom" | "reino unido" | "gbr" | "uk" => "GB",
-        "united states" | "estados unidos" | "usa" => "US",
-        _ => return None,
-    };
-    Country::parse(code)
+    Country::parse_loose(s)
 }
 
 fn looks_corporate(asset_class: &str) -> bool {
