@@ -256,6 +256,13 @@ pub struct PublicEntity {
     pub as_of: String,
 }
 
+impl PublicEntity {
+    /// The normalised NIF as text.
+    pub fn nif_str(&self) -> &str {
+        self.nif.as_str()
+    }
+}
+
 /// How the CRR treats an entry of the MDB / international organisation list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MdbKind {
@@ -663,6 +670,21 @@ impl SovereignList {
     }
 }
 
+/// What [`RefData::identify`] found for an identifier.
+#[derive(Debug, Clone, Copy)]
+pub struct Identified<'a> {
+    /// The lever the entity belongs to.
+    pub lever: crate::model::Lever,
+    /// The list it was found in: `pse`, `rgla`, `mdb` or `institution`.
+    pub entity_type: &'static str,
+    /// Its legal name.
+    pub name: &'a str,
+    /// The article that governs it.
+    pub regulatory_reference: &'static str,
+    /// The normalised identifier.
+    pub id: &'a str,
+}
+
 /// All reference lists, immutable and indexed. `Send + Sync`; share it behind an `Arc`.
 #[derive(Debug, Clone)]
 pub struct RefData {
@@ -827,6 +849,62 @@ impl RefData {
         &self.sovereigns
     }
 
+    /// Finds the entity behind a NIF or a LEI in any list (the specification's "NIF detection":
+    /// entity type, name and regulatory reference). `None` for an invalid or unknown identifier.
+    pub fn identify(&self, id: &str) -> Option<Identified<'_>> {
+        use crate::model::Lever;
+        if let Ok(nif) = Nif::parse(id) {
+            if let Some(e) = self.pse.get(&nif) {
+                return Some(Identified {
+                    lever: Lever::Pse,
+                    entity_type: "pse",
+                    name: &e.legal_name,
+                    regulatory_reference: "CRR Art. 116",
+                    id: e.nif_str(),
+                });
+            }
+            if let Some(e) = self.rgla.get(&nif) {
+                return Some(Identified {
+                    lever: Lever::Rgla,
+                    entity_type: "rgla",
+                    name: &e.legal_name,
+                    regulatory_reference: "CRR Art. 115",
+                    id: e.nif_str(),
+                });
+            }
+            return None;
+        }
+        let lei = Lei::parse(id).ok()?;
+        if let Some(e) = self.mdb.by_lei(&lei) {
+            let reference = match e.kind {
+                MdbKind::Listed117_2 => "CRR Art. 117(2)",
+                MdbKind::Other117_1 => "CRR Art. 117(1)",
+                MdbKind::InternationalOrg118 => "CRR Art. 118",
+                MdbKind::Ecb114_3 => "CRR Art. 114(3)",
+            };
+            let lever = if e.kind == MdbKind::Ecb114_3 {
+                Lever::Sovereigns
+            } else {
+                Lever::Mdb
+            };
+            return Some(Identified {
+                lever,
+                entity_type: "mdb",
+                name: &e.legal_name,
+                regulatory_reference: reference,
+                id: e.lei.as_ref().map(|l| l.as_str()).unwrap_or(""),
+            });
+        }
+        let e = self.institutions.by_lei(&lei)?;
+        Some(Identified {
+            lever: Lever::Institutions,
+            entity_type: "institution",
+            name: &e.legal_name,
+            regulatory_reference: "CRR Art. 120-121",
+            id: e.lei.as_ref().map(|l| l.as_str()).unwrap_or(""),
+        })
+    }
+
     /// Where each list came from.
     pub fn sources(&self) -> Sources {
         Sources {
@@ -897,6 +975,36 @@ mod tests {
         );
         assert!(
             matches!(r.mdb().by_name("Banco Central Europeo"), NameMatch::Found(e) if e.kind == MdbKind::Ecb114_3)
+        );
+    }
+
+    #[test]
+    fn identify_finds_the_list() {
+        let r = RefData::builtin();
+        let madrid = r.identify("p-28079.00-b").unwrap();
+        assert_eq!(
+            (madrid.entity_type, madrid.name, madrid.id),
+            ("rgla", "Ayuntamiento de Madrid", "P2807900B")
+        );
+        assert_eq!(
+            r.identify("Q2826000H").unwrap().lever,
+            crate::model::Lever::Pse
+        );
+        let eib = r.identify("5493006YXS1U5GIHE750").unwrap();
+        assert_eq!(
+            (eib.entity_type, eib.regulatory_reference),
+            ("mdb", "CRR Art. 117(2)")
+        );
+        assert_eq!(
+            r.identify("549300DTUYXVMJXZNY75").unwrap().lever,
+            crate::model::Lever::Sovereigns
+        );
+        assert!(r.identify("Q2826000A").is_none());
+        assert!(r.identify("").is_none());
+        let inst = r.institutions().entities()[0].lei.unwrap();
+        assert_eq!(
+            r.identify(inst.as_str()).unwrap().entity_type,
+            "institution"
         );
     }
 
