@@ -404,13 +404,11 @@ pub fn classify(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) 
     // NIFs: key letters and reference matches.
     if let Some(c) = roles.nif {
         let mut total = 0usize;
-        let mut valid = 0usize;
         let (mut q, mut p, mut sk, mut company) = (0usize, 0usize, 0usize, 0usize);
         let (mut in_pse, mut in_rgla) = (0usize, 0usize);
         for v in column(sample_rows, c) {
             total += 1;
             let Ok(n) = Nif::parse(v) else { continue };
-            valid += 1;
             match n.key_letter() {
                 b'Q' => q += 1,
                 b'P' => p += 1,
@@ -462,7 +460,6 @@ pub fn classify(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) 
                 4.0 * share(in_rgla),
                 format!("{in_rgla} of {total} NIFs found in the RGLA list"),
             );
-            let _ = valid;
         }
     }
 
