@@ -203,8 +203,9 @@ where
         }
         let line_no = rows + 1;
         let slice = rec.as_slice();
-        if slice.iter().all(|b| b.is_ascii_whitespace()) {
-            continue; // a blank line or a row of empty cells
+        // A blank line or a row of empty (or whitespace) cells; only short rows can be blank.
+        if slice.len() <= 4 * ncols + 64 && slice.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
         }
         if rec.len() != ncols {
             let extra_blank = rec.len() > ncols
