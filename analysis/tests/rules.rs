@@ -11,6 +11,39 @@ use analysis::refdata::RefData;
 use analysis::rules::RuleSet;
 use chrono::NaiveDate;
 
+/// Counts heap allocations per thread, to check that `Engine::evaluate` allocates nothing.
+struct CountingAlloc;
+
+thread_local! {
+    static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: forwards every call unchanged to the system allocator; only counts.
+#[allow(unsafe_code)]
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(|c| c.get())
+}
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules")
 }
@@ -344,4 +377,105 @@ fn builtin_data_matches_generated_files() {
     }
     let share = matched as f64 / total as f64;
     assert!((0.8..0.95).contains(&share), "matched share {share}");
+}
+
+#[test]
+fn evaluate_allocates_nothing() {
+    let refdata = RefData::builtin_shared();
+    let date = NaiveDate::from_ymd_opt(2025, 12, 31).unwrap();
+    // Realistic rows of every lever (built before counting).
+    let mut files = Vec::new();
+    for lever in Lever::ALL {
+        let mut buf = Vec::new();
+        analysis::generate::generate_exposures(lever, 500, 3, &refdata, &mut buf).unwrap();
+        let mut rdr = csv::Reader::from_reader(buf.as_slice());
+        let h: Vec<String> = rdr.headers().unwrap().iter().map(str::to_string).collect();
+        let recs: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+        files.push((lever, h, recs));
+    }
+    let engines: Vec<Engine> = RuleSet::available()
+        .into_iter()
+        .map(|id| {
+            Engine::new(
+                RuleSet::by_id(id).unwrap(),
+                Arc::clone(&refdata),
+                EngineContext::new(date),
+            )
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for (lever, h, recs) in &files {
+        let col = |n: &str| h.iter().position(|x| x == n);
+        let f = |r: &csv::StringRecord, n: &str| -> String {
+            col(n).and_then(|c| r.get(c)).unwrap_or("").to_string()
+        };
+        for r in recs {
+            rows.push((
+                *lever,
+                [
+                    f(r, "Asset_Class"),
+                    f(r, "NIF"),
+                    f(r, "LEI"),
+                    f(r, "Legal_Name"),
+                    f(r, "Currency"),
+                    f(r, "Country"),
+                    f(r, "SCRA_Grade"),
+                    f(r, "Collateral_Type"),
+                    f(r, "Collateral_Currency"),
+                    f(r, "Current_Risk_Weight"),
+                    f(r, "Exposure_Amount"),
+                    f(r, "Credit_Quality_Step"),
+                    f(r, "Collateral_Value"),
+                    f(r, "Collateral_Risk_Weight"),
+                    f(r, "Eligible_Collateral"),
+                    f(r, "Maturity"),
+                ],
+            ));
+        }
+    }
+    let exposures: Vec<(Lever, ExposureRow<'_>)> = rows
+        .iter()
+        .map(|(lever, v)| {
+            let m = NaiveDate::parse_from_str(&v[15], "%Y-%m-%d").ok();
+            (
+                *lever,
+                ExposureRow {
+                    asset_class: &v[0],
+                    nif: &v[1],
+                    lei: &v[2],
+                    legal_name: &v[3],
+                    currency: &v[4],
+                    country: &v[5],
+                    scra_grade: &v[6],
+                    collateral_type: &v[7],
+                    collateral_currency: &v[8],
+                    current_rw_pct: opt_f64(&v[9]),
+                    exposure_amount: opt_f64(&v[10]),
+                    cqs: opt_f64(&v[11]).map(|c| c as u8),
+                    collateral_value: opt_f64(&v[12]),
+                    collateral_rw_pct: opt_f64(&v[13]),
+                    eligible_collateral: opt_bool(&v[14]),
+                    maturity_date: m,
+                    residual_maturity_days: m.map(|d| (d - date).num_days() as f64),
+                    ..Default::default()
+                },
+            )
+        })
+        .collect();
+    let mut matched = 0u64;
+    let before = allocations();
+    for engine in &engines {
+        for (lever, row) in &exposures {
+            let d = engine.evaluate(*lever, row);
+            matched += u64::from(d.status == MatchStatus::Matched);
+        }
+    }
+    let during = allocations() - before;
+    assert!(matched > 5_000, "only {matched} matched rows");
+    assert_eq!(
+        during,
+        0,
+        "Engine::evaluate allocated {during} times over {} rows",
+        exposures.len() * engines.len()
+    );
 }
