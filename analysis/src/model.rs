@@ -1,7 +1,7 @@
 //! Core value types shared by the ingest pipeline and the rules engine.
 //!
 //! The pipeline turns each input record into an [`ExposureRow`] (borrowed, no allocation) and asks
-//! the engine for a [`Decision`]. Risk weights are always carried in **percent** inside the engine
+//! the engine for a [`Decision`](crate::engine::Decision). Risk weights are always carried in **percent** inside the engine
 //! (20.0 means 20 %); the pipeline converts from and back to the file's own format.
 
 use serde::{Deserialize, Serialize};
