@@ -10,6 +10,7 @@ use sqlx::{AnyPool, Executor};
 
 pub mod clients;
 pub mod misc;
+pub mod reports;
 pub mod sessions;
 pub mod users;
 
