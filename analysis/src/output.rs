@@ -286,7 +286,7 @@ pub fn csv_to_xlsx(csv: &[u8], path: &std::path::Path) -> crate::error::Result<u
     }
     let mut workbook = rust_xlsxwriter::Workbook::new();
     workbook.set_zip_compression_level(1);
-    workbook.add_worksheet_with_constant_memory().map_err(xerr)?;
+    workbook.add_worksheet_with_low_memory().map_err(xerr)?;
     let mut sink = ToXlsx { workbook, row: 0 };
     let stats = read_rows(
         Input::Bytes {
