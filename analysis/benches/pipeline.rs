@@ -84,7 +84,8 @@ fn run_stage(stage: &str, input: &Path, out_dir: &Path) -> Result<(), String> {
     let rows = match stage {
         "parse" => {
             let mut c = Count(0);
-            read_rows(Input::Path(input), &Limits::default(), 8192, &mut c).map_err(|e| e.to_string())?;
+            read_rows(Input::Path(input), &Limits::default(), 8192, &mut c)
+                .map_err(|e| e.to_string())?;
             c.0
         }
         "analyse" => {
@@ -96,7 +97,8 @@ fn run_stage(stage: &str, input: &Path, out_dir: &Path) -> Result<(), String> {
         "end-to-end" => {
             let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("csv");
             let out = out_dir.join(format!("optimized_bench.{ext}"));
-            let r = analyze(Input::Path(input), &engine, &opts, OutputTarget::File(&out)).map_err(|e| e.to_string())?;
+            let r = analyze(Input::Path(input), &engine, &opts, OutputTarget::File(&out))
+                .map_err(|e| e.to_string())?;
             r.summary.rows
         }
         other => return Err(format!("unknown stage {other}")),
@@ -133,7 +135,10 @@ fn measure_stage(exe: &Path, stage: &str, input: &Path, out_dir: &Path) -> Resul
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
     let v: serde_json::Value = serde_json::from_slice(
-        out.stdout.split(|b| *b == b'\n').find(|l| l.starts_with(b"{")).unwrap_or(b"{}"),
+        out.stdout
+            .split(|b| *b == b'\n')
+            .find(|l| l.starts_with(b"{"))
+            .unwrap_or(b"{}"),
     )
     .map_err(|e| e.to_string())?;
     Ok(Figure {
@@ -152,7 +157,9 @@ fn file_label(p: &Path) -> String {
     let size = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     format!(
         "{} ({:.0} MB)",
-        p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         size as f64 / 1e6
     )
 }
@@ -169,7 +176,11 @@ fn export_reference(dir: &Path) -> Result<(), String> {
             e.country.as_str(),
             o(e.own_gov_cqs),
             o(e.entity_cqs),
-            if e.treated_as_central_government { "Y" } else { "N" }
+            if e.treated_as_central_government {
+                "Y"
+            } else {
+                "N"
+            }
         ));
     }
     std::fs::write(dir.join("pse_ref.csv"), pse).map_err(|e| e.to_string())?;
@@ -178,7 +189,9 @@ fn export_reference(dir: &Path) -> Result<(), String> {
         sov.push_str(&format!(
             "{},{},{},{}\n",
             s.country.as_str(),
-            s.domestic_currency.map(|c| c.as_str().to_string()).unwrap_or_default(),
+            s.domestic_currency
+                .map(|c| c.as_str().to_string())
+                .unwrap_or_default(),
             s.cqs.map(|c| c.to_string()).unwrap_or_default(),
             if s.eu_member { "Y" } else { "N" }
         ));
@@ -186,7 +199,9 @@ fn export_reference(dir: &Path) -> Result<(), String> {
     std::fs::write(dir.join("sovereigns_ref.csv"), sov).map_err(|e| e.to_string())?;
     let rules = RuleSet::for_reporting_date(reporting_date());
     let table = |s: Slot| -> serde_json::Value {
-        let Some(t) = rules.slot(s) else { return serde_json::Value::Null };
+        let Some(t) = rules.slot(s) else {
+            return serde_json::Value::Null;
+        };
         if !matches!(t.basis(), Basis::EntityCqs | Basis::SovereignCqs) {
             return serde_json::json!(t.single().and_then(|w| w.pct()));
         }
@@ -235,7 +250,11 @@ fn run_python(tool: &str, script: &Path, input: &Path, data: &Path) -> Result<Fi
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
-    let line = out.stdout.split(|b| *b == b'\n').rfind(|l| l.starts_with(b"{")).unwrap_or(b"{}");
+    let line = out
+        .stdout
+        .split(|b| *b == b'\n')
+        .rfind(|l| l.starts_with(b"{"))
+        .unwrap_or(b"{}");
     let v: serde_json::Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
     Ok(Figure {
         tool: tool.into(),
@@ -250,7 +269,9 @@ fn run_python(tool: &str, script: &Path, input: &Path, data: &Path) -> Result<Fi
 }
 
 fn arg(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn main() {
@@ -271,8 +292,12 @@ fn main() {
 }
 
 fn run(args: &[String]) -> Result<(), String> {
-    let rows: u64 = arg(args, "--rows").and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
-    let xlsx_rows: u64 = arg(args, "--xlsx-rows").and_then(|v| v.parse().ok()).unwrap_or(200_000);
+    let rows: u64 = arg(args, "--rows")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let xlsx_rows: u64 = arg(args, "--xlsx-rows")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000);
     let data = std::env::var_os("BENCH_DATA_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("capopt-bench"));
@@ -283,9 +308,19 @@ fn run(args: &[String]) -> Result<(), String> {
     if !csv.exists() {
         let t = Instant::now();
         let f = std::fs::File::create(&csv).map_err(|e| e.to_string())?;
-        analysis::generate::generate_exposures(Lever::Pse, rows as usize, 2025, &rd, std::io::BufWriter::new(f))
-            .map_err(|e| e.to_string())?;
-        println!("generated {} in {:.1} s", csv.display(), t.elapsed().as_secs_f64());
+        analysis::generate::generate_exposures(
+            Lever::Pse,
+            rows as usize,
+            2025,
+            &rd,
+            std::io::BufWriter::new(f),
+        )
+        .map_err(|e| e.to_string())?;
+        println!(
+            "generated {} in {:.1} s",
+            csv.display(),
+            t.elapsed().as_secs_f64()
+        );
     }
     if !xlsx.exists() {
         let t = Instant::now();
@@ -293,7 +328,11 @@ fn run(args: &[String]) -> Result<(), String> {
         analysis::generate::generate_exposures(Lever::Pse, xlsx_rows as usize, 2026, &rd, &mut buf)
             .map_err(|e| e.to_string())?;
         analysis::output::csv_to_xlsx(&buf, &xlsx).map_err(|e| e.to_string())?;
-        println!("generated {} in {:.1} s", xlsx.display(), t.elapsed().as_secs_f64());
+        println!(
+            "generated {} in {:.1} s",
+            xlsx.display(),
+            t.elapsed().as_secs_f64()
+        );
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -314,7 +353,10 @@ fn run(args: &[String]) -> Result<(), String> {
     if !args.iter().any(|a| a == "--no-compare") {
         export_reference(&data)?;
         let compare = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/compare");
-        for (tool, module, script) in [("pandas", "pandas", "pse_pandas.py"), ("polars", "polars", "pse_polars.py")] {
+        for (tool, module, script) in [
+            ("pandas", "pandas", "pse_pandas.py"),
+            ("polars", "polars", "pse_polars.py"),
+        ] {
             if !python_has(module) {
                 println!("({tool} not installed: `pip install {module}` to compare)");
                 continue;
@@ -361,7 +403,15 @@ fn run(args: &[String]) -> Result<(), String> {
         );
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("\nload average while measuring: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
-    println!("targets on a 2-core machine: 1M-row CSV end to end <= 1 s and <= 100 MB; 200k-row XLSX <= 3 s");
+    println!(
+        "\nload average while measuring: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "targets on a 2-core machine: 1M-row CSV end to end <= 1 s and <= 100 MB; 200k-row XLSX <= 3 s"
+    );
     Ok(())
 }

@@ -13,7 +13,9 @@ use crate::ingest::{Input, Limits};
 use crate::mapping::ColumnMapping;
 use crate::model::Lever;
 use crate::output::OutputKind;
-use crate::pipeline::{AnalysisReport, AnalyzeOptions, BankFigures, LeverChoice, OutputTarget, analyze};
+use crate::pipeline::{
+    AnalysisReport, AnalyzeOptions, BankFigures, LeverChoice, OutputTarget, analyze,
+};
 use crate::refdata::RefData;
 use crate::rules::RuleSet;
 
@@ -116,8 +118,9 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
     };
     let mapping = match &args.mapping {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| Error::Output(format!("cannot read mapping file {}: {e}", p.display())))?;
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                Error::Output(format!("cannot read mapping file {}: {e}", p.display()))
+            })?;
             Some(ColumnMapping::from_json(&text)?)
         }
         None => None,
@@ -150,7 +153,9 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
         _ => None,
     };
     if args.output == args.input {
-        return Err(Error::Output("the output file must differ from the input file".into()));
+        return Err(Error::Output(
+            "the output file must differ from the input file".into(),
+        ));
     }
     let opts = AnalyzeOptions {
         lever,
@@ -198,7 +203,10 @@ pub fn describe(report: &AnalysisReport) -> String {
         s.rwa_after
     );
     if let Some(b) = &s.bps {
-        out.push_str(&format!("\nCET1 gain: {:.2} bps (linear {:.2} bps)", b.bps_exact, b.bps_linear));
+        out.push_str(&format!(
+            "\nCET1 gain: {:.2} bps (linear {:.2} bps)",
+            b.bps_exact, b.bps_linear
+        ));
     }
     for w in &s.warnings {
         out.push_str(&format!("\nwarning: {w}"));
@@ -223,8 +231,9 @@ pub fn run_generate(args: &GenerateArgs) -> Result<u64> {
     let kind = OutputKind::from_name(&args.output.to_string_lossy()).unwrap_or(OutputKind::Csv);
     match kind {
         OutputKind::Csv => {
-            let f = std::fs::File::create(&args.output)
-                .map_err(|e| Error::Output(format!("cannot create {}: {e}", args.output.display())))?;
+            let f = std::fs::File::create(&args.output).map_err(|e| {
+                Error::Output(format!("cannot create {}: {e}", args.output.display()))
+            })?;
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
             crate::generate::generate_exposures(lever, rows, args.seed, &refdata, &mut w)?;
             std::io::Write::flush(&mut w).map_err(|e| Error::Output(e.to_string()))?;

@@ -111,10 +111,24 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Text,
         is_required: true,
         synonyms: &[
-            "exposure id", "id", "exposure ref", "exposure reference", "loan id", "contract id",
-            "deal id", "facility id", "transaction id", "id exposicion", "identificador",
-            "referencia", "contrato", "numero contrato", "id operacion", "operacion",
-            "numero operacion", "codigo operacion",
+            "exposure id",
+            "id",
+            "exposure ref",
+            "exposure reference",
+            "loan id",
+            "contract id",
+            "deal id",
+            "facility id",
+            "transaction id",
+            "id exposicion",
+            "identificador",
+            "referencia",
+            "contrato",
+            "numero contrato",
+            "id operacion",
+            "operacion",
+            "numero operacion",
+            "codigo operacion",
         ],
     },
     StandardColumn {
@@ -125,9 +139,21 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Text,
         is_required: true,
         synonyms: &[
-            "asset class", "exposure class", "class", "segment", "portfolio", "asset type",
-            "exposure type", "clase activo", "clase de activo", "tipo exposicion",
-            "tipo de exposicion", "categoria exposicion", "categoria", "cartera", "segmento",
+            "asset class",
+            "exposure class",
+            "class",
+            "segment",
+            "portfolio",
+            "asset type",
+            "exposure type",
+            "clase activo",
+            "clase de activo",
+            "tipo exposicion",
+            "tipo de exposicion",
+            "categoria exposicion",
+            "categoria",
+            "cartera",
+            "segmento",
         ],
     },
     StandardColumn {
@@ -138,9 +164,18 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Boolean,
         is_required: true,
         synonyms: &[
-            "eligible collateral", "collateral eligible", "collateralised", "collateralized",
-            "secured", "has collateral", "garantia elegible", "colateral elegible",
-            "con garantia", "garantizado", "garantia", "colateral",
+            "eligible collateral",
+            "collateral eligible",
+            "collateralised",
+            "collateralized",
+            "secured",
+            "has collateral",
+            "garantia elegible",
+            "colateral elegible",
+            "con garantia",
+            "garantizado",
+            "garantia",
+            "colateral",
         ],
     },
     StandardColumn {
@@ -151,9 +186,20 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Numeric,
         is_required: true,
         synonyms: &[
-            "risk weight", "rw", "current rw", "current risk weight", "risk weighting", "rw pct",
-            "rw %", "ponderacion", "ponderacion riesgo", "ponderacion de riesgo",
-            "ponderacion actual", "peso riesgo", "rw actual", "porcentaje ponderacion",
+            "risk weight",
+            "rw",
+            "current rw",
+            "current risk weight",
+            "risk weighting",
+            "rw pct",
+            "rw %",
+            "ponderacion",
+            "ponderacion riesgo",
+            "ponderacion de riesgo",
+            "ponderacion actual",
+            "peso riesgo",
+            "rw actual",
+            "porcentaje ponderacion",
         ],
     },
     StandardColumn {
@@ -164,9 +210,23 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Numeric,
         is_required: true,
         synonyms: &[
-            "exposure amount", "amount", "exposure", "exposure value", "ead", "outstanding",
-            "balance", "nominal", "principal", "notional", "importe", "importe exposicion",
-            "exposicion", "saldo", "saldo vivo", "valor exposicion", "riesgo vivo",
+            "exposure amount",
+            "amount",
+            "exposure",
+            "exposure value",
+            "ead",
+            "outstanding",
+            "balance",
+            "nominal",
+            "principal",
+            "notional",
+            "importe",
+            "importe exposicion",
+            "exposicion",
+            "saldo",
+            "saldo vivo",
+            "valor exposicion",
+            "riesgo vivo",
         ],
     },
     StandardColumn {
@@ -177,8 +237,17 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Text,
         is_required: false,
         synonyms: &[
-            "nif", "cif", "nif cif", "cif nif", "tax id", "tax number", "vat", "vat number",
-            "identificador fiscal", "numero identificacion fiscal", "nif contraparte",
+            "nif",
+            "cif",
+            "nif cif",
+            "cif nif",
+            "tax id",
+            "tax number",
+            "vat",
+            "vat number",
+            "identificador fiscal",
+            "numero identificacion fiscal",
+            "nif contraparte",
         ],
     },
     StandardColumn {
@@ -198,9 +267,22 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Text,
         is_required: false,
         synonyms: &[
-            "legal name", "name", "counterparty", "counterparty name", "obligor", "borrower",
-            "entity name", "issuer", "razon social", "nombre", "contraparte",
-            "nombre contraparte", "denominacion", "acreditado", "titular", "emisor",
+            "legal name",
+            "name",
+            "counterparty",
+            "counterparty name",
+            "obligor",
+            "borrower",
+            "entity name",
+            "issuer",
+            "razon social",
+            "nombre",
+            "contraparte",
+            "nombre contraparte",
+            "denominacion",
+            "acreditado",
+            "titular",
+            "emisor",
         ],
     },
     StandardColumn {
@@ -211,9 +293,18 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Date,
         is_required: false,
         synonyms: &[
-            "maturity", "maturity date", "residual maturity", "end date", "expiry",
-            "expiry date", "vencimiento", "fecha vencimiento", "fecha de vencimiento", "plazo",
-            "plazo residual", "fecha fin",
+            "maturity",
+            "maturity date",
+            "residual maturity",
+            "end date",
+            "expiry",
+            "expiry date",
+            "vencimiento",
+            "fecha vencimiento",
+            "fecha de vencimiento",
+            "plazo",
+            "plazo residual",
+            "fecha fin",
         ],
     },
     StandardColumn {
@@ -233,8 +324,15 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Text,
         is_required: false,
         synonyms: &[
-            "country", "country code", "jurisdiction", "residence", "country of residence",
-            "pais", "codigo pais", "pais residencia", "jurisdiccion",
+            "country",
+            "country code",
+            "jurisdiction",
+            "residence",
+            "country of residence",
+            "pais",
+            "codigo pais",
+            "pais residencia",
+            "jurisdiccion",
         ],
     },
     StandardColumn {
@@ -245,7 +343,11 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Numeric,
         is_required: false,
         synonyms: &[
-            "credit quality step", "cqs", "ecai step", "step", "nivel calidad crediticia",
+            "credit quality step",
+            "cqs",
+            "ecai step",
+            "step",
+            "nivel calidad crediticia",
             "grado calidad crediticia",
         ],
     },
@@ -257,8 +359,13 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Text,
         is_required: false,
         synonyms: &[
-            "rating", "external rating", "ecai rating", "credit rating", "calificacion",
-            "calificacion crediticia", "rating externo",
+            "rating",
+            "external rating",
+            "ecai rating",
+            "credit rating",
+            "calificacion",
+            "calificacion crediticia",
+            "rating externo",
         ],
     },
     StandardColumn {
@@ -269,8 +376,12 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Numeric,
         is_required: false,
         synonyms: &[
-            "collateral value", "collateral amount", "value of collateral", "valor garantia",
-            "importe garantia", "valor colateral",
+            "collateral value",
+            "collateral amount",
+            "value of collateral",
+            "valor garantia",
+            "importe garantia",
+            "valor colateral",
         ],
     },
     StandardColumn {
@@ -281,8 +392,11 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Numeric,
         is_required: false,
         synonyms: &[
-            "collateral risk weight", "collateral rw", "rw collateral",
-            "ponderacion garantia", "ponderacion colateral",
+            "collateral risk weight",
+            "collateral rw",
+            "rw collateral",
+            "ponderacion garantia",
+            "ponderacion colateral",
         ],
     },
     StandardColumn {
@@ -292,7 +406,12 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         category: Optional,
         data_type: Text,
         is_required: false,
-        synonyms: &["collateral type", "type of collateral", "tipo garantia", "tipo colateral"],
+        synonyms: &[
+            "collateral type",
+            "type of collateral",
+            "tipo garantia",
+            "tipo colateral",
+        ],
     },
     StandardColumn {
         field: StandardField::CollateralCurrency,
@@ -419,9 +538,8 @@ pub fn detect_columns(headers: &[String], rows: &[Vec<String>]) -> Vec<DetectedC
                 (ColumnType::Text, 0.0)
             } else {
                 let n = values.len() as f64;
-                let share = |f: &dyn Fn(&str) -> bool| {
-                    values.iter().filter(|v| f(v)).count() as f64 / n
-                };
+                let share =
+                    |f: &dyn Fn(&str) -> bool| values.iter().filter(|v| f(v)).count() as f64 / n;
                 let num = share(&|v| is_strictly_numeric(v));
                 let date = share(&|v| parse_date(v.as_bytes()).is_some());
                 let boolean = share(&|v| parse_bool(v.as_bytes()).is_some());
@@ -454,7 +572,10 @@ mod tests {
         for (i, c) in STANDARD_COLUMNS.iter().enumerate() {
             assert_eq!(c.field.index(), i, "{}", c.name);
         }
-        assert_eq!(StandardField::from_name("exposure amount"), Some(StandardField::ExposureAmount));
+        assert_eq!(
+            StandardField::from_name("exposure amount"),
+            Some(StandardField::ExposureAmount)
+        );
         assert_eq!(StandardField::from_name("NIF"), Some(StandardField::Nif));
         assert_eq!(StandardField::from_name("nope"), None);
     }
@@ -468,14 +589,24 @@ mod tests {
 
     #[test]
     fn detects_types_and_samples() {
-        let headers = vec!["Id".to_string(), "Importe".into(), "Venc".into(), "Gar".into(), "Blank".into()];
+        let headers = vec![
+            "Id".to_string(),
+            "Importe".into(),
+            "Venc".into(),
+            "Gar".into(),
+            "Blank".into(),
+        ];
         let rows: Vec<Vec<String>> = (0..12)
             .map(|i| {
                 vec![
                     format!("E{i}"),
                     format!("{i}.000,5"),
                     "2026-01-31".into(),
-                    if i % 2 == 0 { "Sí".into() } else { "No".into() },
+                    if i % 2 == 0 {
+                        "Sí".into()
+                    } else {
+                        "No".into()
+                    },
                     String::new(),
                 ]
             })

@@ -14,13 +14,17 @@ use crate::model::Lever;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MappingError {
     /// Nothing usable left after sanitising a mapping at processing time.
-    #[error("No valid column mappings found after sanitization. Please check your column mappings.")]
+    #[error(
+        "No valid column mappings found after sanitization. Please check your column mappings."
+    )]
     NoValidMappings,
     /// Nothing usable left after cleaning the selections of the mapping dialog.
     #[error("No valid column mappings found. Please check your selections.")]
     NoValidSelections,
     /// A mapped source column the file does not have.
-    #[error("Source column \"{source_column}\" from mapping not found in uploaded file. Available columns: {available}")]
+    #[error(
+        "Source column \"{source_column}\" from mapping not found in uploaded file. Available columns: {available}"
+    )]
     SourceNotFound {
         /// The mapped source column.
         source_column: String,
@@ -74,10 +78,12 @@ impl ColumnMapping {
         let v: serde_json::Value =
             serde_json::from_str(text).map_err(|e| MappingError::Invalid(e.to_string()))?;
         let obj = match &v {
-            serde_json::Value::Object(o) => match o.get("target_mapping").or_else(|| o.get("mapping")) {
-                Some(serde_json::Value::Object(inner)) => inner,
-                _ => o,
-            },
+            serde_json::Value::Object(o) => {
+                match o.get("target_mapping").or_else(|| o.get("mapping")) {
+                    Some(serde_json::Value::Object(inner)) => inner,
+                    _ => o,
+                }
+            }
             _ => {
                 return Err(MappingError::Invalid(
                     "the mapping must be a JSON object of standard column to source column".into(),
@@ -253,7 +259,9 @@ pub fn match_template<'a>(
 pub fn find_column(headers: &[String], name: &str) -> Option<usize> {
     headers.iter().position(|h| h == name).or_else(|| {
         let n = name.trim();
-        headers.iter().position(|h| h.trim().eq_ignore_ascii_case(n))
+        headers
+            .iter()
+            .position(|h| h.trim().eq_ignore_ascii_case(n))
     })
 }
 
@@ -282,7 +290,8 @@ pub fn sanitize(mapping: &ColumnMapping, headers: &[String]) -> Result<Sanitized
             continue;
         }
         let Some(field) = StandardField::from_name(target) else {
-            out.dropped.push(format!("\"{target}\" is not a standard column"));
+            out.dropped
+                .push(format!("\"{target}\" is not a standard column"));
             continue;
         };
         let Some(ci) = find_column(headers, src) else {
@@ -296,17 +305,22 @@ pub fn sanitize(mapping: &ColumnMapping, headers: &[String]) -> Result<Sanitized
             continue;
         };
         if used_targets.contains(&field) {
-            out.dropped.push(format!("{} is mapped more than once", field.name()));
+            out.dropped
+                .push(format!("{} is mapped more than once", field.name()));
             continue;
         }
         if used_sources.contains(&ci) {
-            out.dropped
-                .push(format!("Source column \"{}\" is mapped more than once", headers[ci]));
+            out.dropped.push(format!(
+                "Source column \"{}\" is mapped more than once",
+                headers[ci]
+            ));
             continue;
         }
         used_sources.push(ci);
         used_targets.push(field);
-        out.mapping.0.insert(field.name().to_string(), headers[ci].clone());
+        out.mapping
+            .0
+            .insert(field.name().to_string(), headers[ci].clone());
     }
     if out.mapping.is_empty() {
         return Err(MappingError::NoValidMappings);
@@ -328,7 +342,10 @@ pub fn analysis_name(lever: Lever) -> &'static str {
 /// given (`defined`), else the product's fallbacks.
 pub fn required_columns(lever: Lever, defined: Option<&[String]>) -> Vec<StandardField> {
     if let Some(d) = defined {
-        let fields: Vec<StandardField> = d.iter().filter_map(|n| StandardField::from_name(n)).collect();
+        let fields: Vec<StandardField> = d
+            .iter()
+            .filter_map(|n| StandardField::from_name(n))
+            .collect();
         if !fields.is_empty() {
             return fields;
         }
@@ -441,8 +458,12 @@ pub fn validate(
     }
     for (i, row) in rows.iter().take(VALIDATION_ROWS).enumerate() {
         for f in NUMERIC_FIELDS {
-            let Some(src) = mapping.source_for(f) else { continue };
-            let Some(ci) = find_column(headers, src) else { continue };
+            let Some(src) = mapping.source_for(f) else {
+                continue;
+            };
+            let Some(ci) = find_column(headers, src) else {
+                continue;
+            };
             let v = row.get(ci).map(|s| s.trim()).unwrap_or("");
             if !v.is_empty() && !is_strictly_numeric(v) {
                 report.errors.push(format!(
@@ -462,7 +483,9 @@ pub fn validate(
         _ => &[],
     };
     for f in ids {
-        let Some(ci) = mapping.source_for(*f).and_then(|s| find_column(headers, s)) else { continue };
+        let Some(ci) = mapping.source_for(*f).and_then(|s| find_column(headers, s)) else {
+            continue;
+        };
         let empty: Vec<String> = rows
             .iter()
             .take(VALIDATION_ROWS)
@@ -520,13 +543,29 @@ mod tests {
     #[test]
     fn auto_maps_exact_synonym_and_fuzzy() {
         let src = cols(&[
-            "Exposure_ID", "Importe", "Ponderación", "Vencimiento", "NIF/CIF", "Razón social",
-            "Exposure Amnt", "Unrelated", "Divisa",
+            "Exposure_ID",
+            "Importe",
+            "Ponderación",
+            "Vencimiento",
+            "NIF/CIF",
+            "Razón social",
+            "Exposure Amnt",
+            "Unrelated",
+            "Divisa",
         ]);
         let s = auto_map(&src);
         assert_eq!(target_of(&s, "Exposure_ID").as_deref(), Some("Exposure_ID"));
-        assert_eq!(s.iter().find(|m| m.source == "Exposure_ID").unwrap().confidence, 1.0);
-        assert_eq!(target_of(&s, "Ponderación").as_deref(), Some("Current_Risk_Weight"));
+        assert_eq!(
+            s.iter()
+                .find(|m| m.source == "Exposure_ID")
+                .unwrap()
+                .confidence,
+            1.0
+        );
+        assert_eq!(
+            target_of(&s, "Ponderación").as_deref(),
+            Some("Current_Risk_Weight")
+        );
         assert_eq!(target_of(&s, "Vencimiento").as_deref(), Some("Maturity"));
         assert_eq!(target_of(&s, "NIF/CIF").as_deref(), Some("NIF"));
         assert_eq!(target_of(&s, "Razón social").as_deref(), Some("Legal_Name"));
@@ -544,9 +583,15 @@ mod tests {
     #[test]
     fn fuzzy_names() {
         let s = auto_map(&cols(&["Exposure Amnt", "Legal Nme"]));
-        assert_eq!(target_of(&s, "Exposure Amnt").as_deref(), Some("Exposure_Amount"));
+        assert_eq!(
+            target_of(&s, "Exposure Amnt").as_deref(),
+            Some("Exposure_Amount")
+        );
         assert_eq!(target_of(&s, "Legal Nme").as_deref(), Some("Legal_Name"));
-        assert!(s.iter().all(|m| m.method == MatchMethod::Fuzzy && m.confidence > 0.5));
+        assert!(
+            s.iter()
+                .all(|m| m.method == MatchMethod::Fuzzy && m.confidence > 0.5)
+        );
     }
 
     #[test]
@@ -560,7 +605,13 @@ mod tests {
         assert!(match_template(&cols(&["A", "b", "c"]), &ts).is_some()); // 3/5
         assert!(match_template(&cols(&["A", "b"]), &ts).is_none()); // 2/5
         assert!(match_template(&cols(&["a", "b", "c", "x", "y", "z"]), &ts).is_none()); // 3/6
-        assert_eq!(template_overlap(&cols(&["a", "b", "c", "x"]), &cols(&["a", "b", "c", "d", "e"])), 0.6);
+        assert_eq!(
+            template_overlap(
+                &cols(&["a", "b", "c", "x"]),
+                &cols(&["a", "b", "c", "d", "e"])
+            ),
+            0.6
+        );
     }
 
     #[test]
@@ -572,11 +623,16 @@ mod tests {
         m.insert("NIF".to_string(), "".to_string());
         m.insert("Bogus".to_string(), "NIF".to_string());
         let s = sanitize(&ColumnMapping(m), &headers).unwrap();
-        assert_eq!(s.mapping.0.get("Exposure_Amount").map(String::as_str), Some("Importe"));
+        assert_eq!(
+            s.mapping.0.get("Exposure_Amount").map(String::as_str),
+            Some("Importe")
+        );
         assert_eq!(s.mapping.len(), 1);
         assert_eq!(
             s.not_found,
-            vec!["Source column \"Venc\" from mapping not found in uploaded file. Available columns: Importe, NIF"]
+            vec![
+                "Source column \"Venc\" from mapping not found in uploaded file. Available columns: Importe, NIF"
+            ]
         );
         let empty = ColumnMapping::default();
         assert_eq!(
@@ -597,17 +653,25 @@ mod tests {
         m.insert("Current_Risk_Weight".to_string(), "RW".to_string());
         let m = ColumnMapping(m);
         let req = required_columns(Lever::Pse, None);
-        let rows = vec![cols(&["1.000,5", "Q9900001J", "20%"]), cols(&["abc", "", "20"])];
+        let rows = vec![
+            cols(&["1.000,5", "Q9900001J", "20%"]),
+            cols(&["abc", "", "20"]),
+        ];
         let r = validate(&m, Lever::Pse, &req, &headers, &rows);
         assert_eq!(r.missing_required, vec!["Maturity"]);
         assert_eq!(
             r.errors,
-            vec!["Row 2: Source column \"Importe\" contains non-numeric value \"abc\" for expected numeric field \"Exposure_Amount\""]
+            vec![
+                "Row 2: Source column \"Importe\" contains non-numeric value \"abc\" for expected numeric field \"Exposure_Amount\""
+            ]
         );
         assert_eq!(r.warnings, vec!["NIF is empty in row 2"]);
         assert_eq!(r.headline(), "Missing required columns for PSE analysis");
         let e = r.into_result().unwrap_err().to_string();
-        assert!(e.starts_with("Missing required columns for PSE analysis: Maturity."), "{e}");
+        assert!(
+            e.starts_with("Missing required columns for PSE analysis: Maturity."),
+            "{e}"
+        );
         assert_eq!(
             required_columns(Lever::Corporates, None),
             vec![
@@ -619,6 +683,9 @@ mod tests {
             ]
         );
         let defined = vec!["LEI".to_string()];
-        assert_eq!(required_columns(Lever::Mdb, Some(&defined)), vec![StandardField::Lei]);
+        assert_eq!(
+            required_columns(Lever::Mdb, Some(&defined)),
+            vec![StandardField::Lei]
+        );
     }
 }

@@ -251,7 +251,8 @@ pub fn csv_to_xlsx(csv: &[u8], path: &std::path::Path) -> crate::error::Result<u
         fn start(&mut self, info: &SourceInfo) -> crate::error::Result<()> {
             let ws = self.workbook.worksheet_from_index(0).map_err(xerr)?;
             for (c, h) in info.headers.iter().enumerate() {
-                ws.write_string(0, c as u16, neutralise(h).as_ref()).map_err(xerr)?;
+                ws.write_string(0, c as u16, neutralise(h).as_ref())
+                    .map_err(xerr)?;
             }
             Ok(())
         }
@@ -308,7 +309,10 @@ mod tests {
     #[test]
     fn file_names() {
         assert_eq!(sanitize_file_name("my file?.csv"), "my_file_.csv");
-        assert_eq!(sanitize_file_name("a<b>c:d\"e/f\\g|h?i*j.csv"), "a_b_c_d_e_f_g_h_i_j.csv");
+        assert_eq!(
+            sanitize_file_name("a<b>c:d\"e/f\\g|h?i*j.csv"),
+            "a_b_c_d_e_f_g_h_i_j.csv"
+        );
         assert_eq!(sanitize_file_name("..hidden.."), "hidden.csv");
         assert_eq!(sanitize_file_name("tab\tand  spaces"), "tab_and_spaces.csv");
         assert_eq!(sanitize_file_name("ctl\u{7}x.csv"), "ctlx.csv");
@@ -318,12 +322,30 @@ mod tests {
         let s = sanitize_file_name(&long);
         assert_eq!(s.chars().count(), 255);
         assert!(s.ends_with(".csv"));
-        assert_eq!(output_file_name("exposures.csv", OutputKind::Csv), "optimized_exposures.csv");
-        assert_eq!(output_file_name("optimized_x.xlsx", OutputKind::Xlsx), "optimized_x.xlsx");
-        assert_eq!(output_file_name("book.xls", OutputKind::Xlsx), "optimized_book.xlsx");
-        assert_eq!(output_file_name("/tmp/dir/Q1 data.csv", OutputKind::Csv), "optimized_Q1_data.csv");
-        assert_eq!(output_file_name("", OutputKind::Csv), "optimized_processed_file.csv");
-        assert_eq!(output_file_name(&long, OutputKind::Csv).chars().count(), 255);
+        assert_eq!(
+            output_file_name("exposures.csv", OutputKind::Csv),
+            "optimized_exposures.csv"
+        );
+        assert_eq!(
+            output_file_name("optimized_x.xlsx", OutputKind::Xlsx),
+            "optimized_x.xlsx"
+        );
+        assert_eq!(
+            output_file_name("book.xls", OutputKind::Xlsx),
+            "optimized_book.xlsx"
+        );
+        assert_eq!(
+            output_file_name("/tmp/dir/Q1 data.csv", OutputKind::Csv),
+            "optimized_Q1_data.csv"
+        );
+        assert_eq!(
+            output_file_name("", OutputKind::Csv),
+            "optimized_processed_file.csv"
+        );
+        assert_eq!(
+            output_file_name(&long, OutputKind::Csv).chars().count(),
+            255
+        );
     }
 
     #[test]
@@ -354,8 +376,22 @@ mod tests {
     #[test]
     fn quoting_detection() {
         for d in [b',', b';', b'\t'] {
-            for s in ["", "a", "abcdefgh", "abcdefghijklmnop", "x\"y", "line\nbreak", "cr\r", "0123456789abcdef\"", "a;b", "a,b", "a\tb"] {
-                let slow = s.bytes().any(|b| b == d || b == b'"' || b == b'\n' || b == b'\r');
+            for s in [
+                "",
+                "a",
+                "abcdefgh",
+                "abcdefghijklmnop",
+                "x\"y",
+                "line\nbreak",
+                "cr\r",
+                "0123456789abcdef\"",
+                "a;b",
+                "a,b",
+                "a\tb",
+            ] {
+                let slow = s
+                    .bytes()
+                    .any(|b| b == d || b == b'"' || b == b'\n' || b == b'\r');
                 assert_eq!(needs_quoting(s.as_bytes(), d), slow, "{s:?} {d}");
             }
         }
@@ -364,7 +400,9 @@ mod tests {
             for b in 0..=255u8 {
                 let mut cell = [b'x'; 16];
                 cell[pos] = b;
-                let slow = cell.iter().any(|&c| c == b',' || c == b'"' || c == b'\n' || c == b'\r');
+                let slow = cell
+                    .iter()
+                    .any(|&c| c == b',' || c == b'"' || c == b'\n' || c == b'\r');
                 assert_eq!(needs_quoting(&cell, b','), slow);
             }
         }
@@ -372,7 +410,18 @@ mod tests {
 
     #[test]
     fn plain_numbers() {
-        for (s, ok) in [("12", true), ("-0.5", true), ("0", true), ("0.25", true), ("007", false), ("1e5", false), ("1.", false), (".5", false), ("Q99", false), ("", false)] {
+        for (s, ok) in [
+            ("12", true),
+            ("-0.5", true),
+            ("0", true),
+            ("0.25", true),
+            ("007", false),
+            ("1e5", false),
+            ("1.", false),
+            (".5", false),
+            ("Q99", false),
+            ("", false),
+        ] {
             assert_eq!(is_plain_number(s.as_bytes()), ok, "{s}");
         }
     }

@@ -27,14 +27,20 @@ use crate::columns::{ColumnType, StandardField, detect_columns};
 use crate::engine::{Decision, Engine};
 use crate::error::{Error, Result};
 use crate::ingest::number::{DecimalStyle, parse_number, write_number};
-use crate::ingest::values::{excel_serial_to_date, parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs};
-use crate::ingest::{CellKind, FileKind, Input, Limits, RowChunk, RowRef, RowSink, SourceInfo, read_rows};
+use crate::ingest::values::{
+    excel_serial_to_date, parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs,
+};
+use crate::ingest::{
+    CellKind, FileKind, Input, Limits, RowChunk, RowRef, RowSink, SourceInfo, read_rows,
+};
 use crate::mapping::{
-    ColumnMapping, MappingError, ResolvedMapping, required_columns, sanitize,
-    suggested_mapping, validate,
+    ColumnMapping, MappingError, ResolvedMapping, required_columns, sanitize, suggested_mapping,
+    validate,
 };
 use crate::model::{ExposureRow, Lever, MatchStatus};
-use crate::output::{ADDED_COLUMNS, CsvFormat, OutputKind, neutralise, output_file_name, write_csv_cell};
+use crate::output::{
+    ADDED_COLUMNS, CsvFormat, OutputKind, neutralise, output_file_name, write_csv_cell,
+};
 
 /// Which lever to analyse a file under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -335,11 +341,18 @@ impl Plan {
             .map
             .col(F::CreditQualityStep)
             .and_then(|c| parse_cqs(row.get(c)))
-            .or_else(|| self.map.col(F::Rating).and_then(|c| rating_to_cqs(row.get(c))));
+            .or_else(|| {
+                self.map
+                    .col(F::Rating)
+                    .and_then(|c| rating_to_cqs(row.get(c)))
+            });
         ExposureRow {
             exposure_id: self.text(row, F::ExposureId),
             asset_class: self.text(row, F::AssetClass),
-            eligible_collateral: self.map.col(F::EligibleCollateral).and_then(|c| parse_bool(row.get(c))),
+            eligible_collateral: self
+                .map
+                .col(F::EligibleCollateral)
+                .and_then(|c| parse_bool(row.get(c))),
             current_rw_pct: self.weight_pct(row, F::CurrentRiskWeight),
             exposure_amount: self.number(row, F::ExposureAmount).map(|n| n.value),
             nif: self.text(row, F::Nif),
@@ -378,10 +391,15 @@ impl Plan {
 }
 
 /// Votes on the risk-weight notation.
-fn detect_rw_format<'a, I: IntoIterator<Item = &'a [u8]>>(cells: I, style: DecimalStyle) -> RwFormatInfo {
+fn detect_rw_format<'a, I: IntoIterator<Item = &'a [u8]>>(
+    cells: I,
+    style: DecimalStyle,
+) -> RwFormatInfo {
     let (mut pct, mut frac, mut neutral) = (0u64, 0u64, 0u64);
     for cell in cells {
-        let Some(n) = parse_number(cell, style) else { continue };
+        let Some(n) = parse_number(cell, style) else {
+            continue;
+        };
         if n.percent || n.value > 12.5 {
             pct += 1;
         } else if n.value > 0.0 && n.value <= 1.0 {
@@ -391,7 +409,11 @@ fn detect_rw_format<'a, I: IntoIterator<Item = &'a [u8]>>(cells: I, style: Decim
         }
     }
     let votes = pct + frac;
-    let format = if frac > pct { RwFormat::Fraction } else { RwFormat::Percent };
+    let format = if frac > pct {
+        RwFormat::Fraction
+    } else {
+        RwFormat::Percent
+    };
     let minority = pct.min(frac);
     let ambiguous = (votes > 0 && minority * 10 > votes) || (votes == 0 && neutral > 0);
     RwFormatInfo {
@@ -475,7 +497,10 @@ impl Totals {
         }
         for (k, v) in o.by_class {
             if self.by_class.len() >= MAX_ASSET_CLASSES && !self.by_class.contains_key(&k) {
-                self.by_class.entry("(other)".to_string()).or_default().merge(&v);
+                self.by_class
+                    .entry("(other)".to_string())
+                    .or_default()
+                    .merge(&v);
             } else {
                 self.by_class.entry(k).or_default().merge(&v);
             }
@@ -494,7 +519,14 @@ struct Scratch {
 }
 
 /// Adds one decision to the totals.
-fn account(t: &mut Totals, s: &mut Scratch, d: &Decision<'_>, asset_class: &str, amount: Option<f64>, saving: f64) {
+fn account(
+    t: &mut Totals,
+    s: &mut Scratch,
+    d: &Decision<'_>,
+    asset_class: &str,
+    amount: Option<f64>,
+    saving: f64,
+) {
     t.rows += 1;
     let matched = d.status == MatchStatus::Matched;
     match d.status {
@@ -523,7 +555,11 @@ fn account(t: &mut Totals, s: &mut Scratch, d: &Decision<'_>, asset_class: &str,
     agg.matched += u64::from(matched);
     agg.exposure += amt;
     agg.saving += saving;
-    let class = if asset_class.is_empty() { "(blank)" } else { asset_class };
+    let class = if asset_class.is_empty() {
+        "(blank)"
+    } else {
+        asset_class
+    };
     let class = if t.by_class.len() < MAX_ASSET_CLASSES || t.by_class.contains_key(class) {
         class
     } else {
@@ -545,7 +581,14 @@ fn account(t: &mut Totals, s: &mut Scratch, d: &Decision<'_>, asset_class: &str,
 }
 
 /// Analyses one chunk: evaluates every row, accounts it, and formats the output.
-fn process_chunk(plan: &Plan, engine: &Engine, chunk: &RowChunk, out: &mut WorkOut, t: &mut Totals, s: &mut Scratch) {
+fn process_chunk(
+    plan: &Plan,
+    engine: &Engine,
+    chunk: &RowChunk,
+    out: &mut WorkOut,
+    t: &mut Totals,
+    s: &mut Scratch,
+) {
     out.csv.clear();
     out.results.clear();
     out.arena.clear();
@@ -671,10 +714,7 @@ impl XlsxOut {
     }
 
     fn write_chunk(&mut self, plan: &Plan, chunk: &RowChunk, out: &WorkOut) -> Result<()> {
-        let ws = self
-            .workbook
-            .worksheet_from_index(0)
-            .map_err(xerr)?;
+        let ws = self.workbook.worksheet_from_index(0).map_err(xerr)?;
         for i in 0..chunk.len() {
             let r = self.next_row;
             let row = chunk.row(i);
@@ -690,25 +730,25 @@ impl XlsxOut {
                     CellKind::Bool => {
                         ws.write_boolean(r, col, cell == "TRUE").map_err(xerr)?;
                     }
-                    CellKind::Date => {
-                        match rust_xlsxwriter::ExcelDateTime::parse_from_str(cell) {
-                            Ok(dt) => {
-                                ws.write_datetime_with_format(r, col, &dt, &self.date_format)
-                                    .map_err(xerr)?;
-                            }
-                            Err(_) => {
-                                ws.write_string(r, col, cell).map_err(xerr)?;
-                            }
+                    CellKind::Date => match rust_xlsxwriter::ExcelDateTime::parse_from_str(cell) {
+                        Ok(dt) => {
+                            ws.write_datetime_with_format(r, col, &dt, &self.date_format)
+                                .map_err(xerr)?;
                         }
-                    }
+                        Err(_) => {
+                            ws.write_string(r, col, cell).map_err(xerr)?;
+                        }
+                    },
                     CellKind::Text | CellKind::Error => {
                         if cell.is_empty() {
                         } else if plan.numeric_cols[c]
-                            && let Some(n) = parse_number(cell.as_bytes(), plan.styles[c]).filter(|n| !n.percent)
+                            && let Some(n) =
+                                parse_number(cell.as_bytes(), plan.styles[c]).filter(|n| !n.percent)
                         {
                             ws.write_number(r, col, n.value).map_err(xerr)?;
                         } else {
-                            ws.write_string(r, col, neutralise(cell).as_ref()).map_err(xerr)?;
+                            ws.write_string(r, col, neutralise(cell).as_ref())
+                                .map_err(xerr)?;
                         }
                     }
                 }
@@ -721,12 +761,20 @@ impl XlsxOut {
                 (v * f).round() / f
             };
             let rw_dec = plan.rw_decimals() as i32;
-            ws.write_number(r, col, round(res.suggested, rw_dec)).map_err(xerr)?;
-            ws.write_number(r, col + 1, round(res.delta, rw_dec)).map_err(xerr)?;
-            ws.write_number(r, col + 2, round(res.saving, 2)).map_err(xerr)?;
-            ws.write_string(r, col + 3, plan.analysis_type).map_err(xerr)?;
-            ws.write_string(r, col + 4, res.status.as_str()).map_err(xerr)?;
-            for (k, span) in [res.details, res.rule, res.reference].into_iter().enumerate() {
+            ws.write_number(r, col, round(res.suggested, rw_dec))
+                .map_err(xerr)?;
+            ws.write_number(r, col + 1, round(res.delta, rw_dec))
+                .map_err(xerr)?;
+            ws.write_number(r, col + 2, round(res.saving, 2))
+                .map_err(xerr)?;
+            ws.write_string(r, col + 3, plan.analysis_type)
+                .map_err(xerr)?;
+            ws.write_string(r, col + 4, res.status.as_str())
+                .map_err(xerr)?;
+            for (k, span) in [res.details, res.rule, res.reference]
+                .into_iter()
+                .enumerate()
+            {
                 let t = text(span);
                 if !t.is_empty() {
                     ws.write_string(r, col + 5 + k as u16, neutralise(t).as_ref())
@@ -742,7 +790,9 @@ impl XlsxOut {
 impl Sink<'_> {
     fn write(&mut self, plan: &Plan, chunk: &RowChunk, out: &WorkOut) -> Result<()> {
         match self {
-            Sink::CsvFile(w) => w.write_all(&out.csv).map_err(|e| Error::Output(e.to_string())),
+            Sink::CsvFile(w) => w
+                .write_all(&out.csv)
+                .map_err(|e| Error::Output(e.to_string())),
             Sink::CsvBuffer(b) => {
                 b.extend_from_slice(&out.csv);
                 Ok(())
@@ -798,10 +848,19 @@ struct Feeder<'e, 'o> {
 
 impl Feeder<'_, '_> {
     fn build_plan(&mut self, chunk: &RowChunk) -> Result<Plan> {
-        let info = self.info.as_ref().ok_or(crate::ingest::IngestError::Empty)?;
+        let info = self
+            .info
+            .as_ref()
+            .ok_or(crate::ingest::IngestError::Empty)?;
         let headers = info.headers.clone();
         let first_rows: Vec<Vec<String>> = (0..chunk.len().min(10))
-            .map(|i| chunk.row(i).iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect())
+            .map(|i| {
+                chunk
+                    .row(i)
+                    .iter()
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+                    .collect()
+            })
             .collect();
         let mut warnings = Vec::new();
         let (lever, classification) = match self.opts.lever {
@@ -822,12 +881,14 @@ impl Feeder<'_, '_> {
             Some(m) => {
                 let s = sanitize(m, &headers)?;
                 if let Some(first) = s.not_found.first() {
-                    let src = m
-                        .0
-                        .values()
-                        .find(|v| !v.trim().is_empty() && crate::mapping::find_column(&headers, v).is_none())
-                        .cloned()
-                        .unwrap_or_default();
+                    let src =
+                        m.0.values()
+                            .find(|v| {
+                                !v.trim().is_empty()
+                                    && crate::mapping::find_column(&headers, v).is_none()
+                            })
+                            .cloned()
+                            .unwrap_or_default();
                     let _ = first;
                     return Err(MappingError::SourceNotFound {
                         source_column: src,
@@ -853,7 +914,11 @@ impl Feeder<'_, '_> {
 
         // Decimal style per column, with the file's delimiter as a hint.
         let sample = chunk.len().min(DETECTION_SAMPLE);
-        let fallback = if info.delimiter == Some(';') { DecimalStyle::Comma } else { DecimalStyle::Unknown };
+        let fallback = if info.delimiter == Some(';') {
+            DecimalStyle::Comma
+        } else {
+            DecimalStyle::Unknown
+        };
         let numeric_fields = [
             StandardField::ExposureAmount,
             StandardField::CurrentRiskWeight,
@@ -870,7 +935,8 @@ impl Feeder<'_, '_> {
         let mut styles = vec![file_style; headers.len()];
         for f in numeric_fields {
             if let Some(c) = map.col(f) {
-                styles[c] = DecimalStyle::detect((0..sample).map(|i| chunk.row(i).get(c)), file_style);
+                styles[c] =
+                    DecimalStyle::detect((0..sample).map(|i| chunk.row(i).get(c)), file_style);
             }
         }
         let rw = match map.col(StandardField::CurrentRiskWeight) {
@@ -899,9 +965,17 @@ impl Feeder<'_, '_> {
             .opts
             .output_kind
             .or(self.output_kind_default)
-            .unwrap_or(if info.kind.is_spreadsheet() { OutputKind::Xlsx } else { OutputKind::Csv });
+            .unwrap_or(if info.kind.is_spreadsheet() {
+                OutputKind::Xlsx
+            } else {
+                OutputKind::Csv
+            });
         let keep: Vec<usize> = (0..headers.len())
-            .filter(|&c| !ADDED_COLUMNS.iter().any(|a| a.eq_ignore_ascii_case(&headers[c])))
+            .filter(|&c| {
+                !ADDED_COLUMNS
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(&headers[c]))
+            })
             .collect();
         let out_headers: Vec<String> = keep
             .iter()
@@ -911,16 +985,25 @@ impl Feeder<'_, '_> {
         let csv = match (info.kind, output_kind) {
             (FileKind::Csv, OutputKind::Csv) => CsvFormat {
                 delimiter: info.delimiter.map_or(b',', |d| d as u8),
-                decimal: if file_style == DecimalStyle::Comma { DecimalStyle::Comma } else { DecimalStyle::Point },
+                decimal: if file_style == DecimalStyle::Comma {
+                    DecimalStyle::Comma
+                } else {
+                    DecimalStyle::Point
+                },
                 bom: matches!(
                     info.encoding,
-                    Some(crate::ingest::TextEncoding::Utf8Bom | crate::ingest::TextEncoding::Latin1)
+                    Some(
+                        crate::ingest::TextEncoding::Utf8Bom | crate::ingest::TextEncoding::Latin1
+                    )
                 ),
             },
             _ => CsvFormat::default(),
         };
         let detected = detect_columns(&headers, &first_rows);
-        let numeric_cols = detected.iter().map(|d| d.data_type == ColumnType::Numeric).collect();
+        let numeric_cols = detected
+            .iter()
+            .map(|d| d.data_type == ColumnType::Numeric)
+            .collect();
         if output_kind == OutputKind::Xlsx && out_headers.len() > 16_384 {
             return Err(Error::Output("too many columns for a spreadsheet".into()));
         }
@@ -1019,7 +1102,12 @@ pub fn analysis_type(lever: Lever) -> &'static str {
 
 /// Analyses a file end to end: reads it, maps its columns, evaluates every row with `engine`,
 /// writes the processed file to `output` and returns the summary.
-pub fn analyze(input: Input<'_>, engine: &Engine, opts: &AnalyzeOptions, output: OutputTarget<'_>) -> Result<AnalysisReport> {
+pub fn analyze(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    output: OutputTarget<'_>,
+) -> Result<AnalysisReport> {
     let started = Instant::now();
     if let Some(b) = opts.bank {
         // Refuse meaningless figures before any work.
@@ -1042,7 +1130,10 @@ pub fn analyze(input: Input<'_>, engine: &Engine, opts: &AnalyzeOptions, output:
     // Temporary output beside the target.
     let (temp, final_path) = match &output {
         OutputTarget::File(p) => {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let tmp = p.with_file_name(format!(".{name}.{}.partial", std::process::id()));
             (Some(tmp), Some(p.to_path_buf()))
         }
@@ -1065,119 +1156,143 @@ pub fn analyze(input: Input<'_>, engine: &Engine, opts: &AnalyzeOptions, output:
         _ => None,
     };
 
-    let outcome = std::thread::scope(|scope| -> Result<(Totals, Arc<Plan>, crate::ingest::ReadStats)> {
-        // Workers.
-        let mut workers = Vec::new();
-        for _ in 0..threads {
-            let job_rx = &job_rx;
-            let done_tx = done_tx.clone();
-            workers.push(scope.spawn(move || {
-                let mut totals = Totals::default();
-                let mut scratch = Scratch::default();
-                loop {
-                    let next = job_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((plan, mut job))) = next else { break };
-                    process_chunk(&plan, engine, &job.chunk, &mut job.out, &mut totals, &mut scratch);
-                    if done_tx.send(job).is_err() {
-                        break;
+    let outcome = std::thread::scope(
+        |scope| -> Result<(Totals, Arc<Plan>, crate::ingest::ReadStats)> {
+            // Workers.
+            let mut workers = Vec::new();
+            for _ in 0..threads {
+                let job_rx = &job_rx;
+                let done_tx = done_tx.clone();
+                workers.push(scope.spawn(move || {
+                    let mut totals = Totals::default();
+                    let mut scratch = Scratch::default();
+                    loop {
+                        let next = job_rx.lock().map(|rx| rx.recv());
+                        let Ok(Ok((plan, mut job))) = next else { break };
+                        process_chunk(
+                            &plan,
+                            engine,
+                            &job.chunk,
+                            &mut job.out,
+                            &mut totals,
+                            &mut scratch,
+                        );
+                        if done_tx.send(job).is_err() {
+                            break;
+                        }
                     }
-                }
-                totals
-            }));
-        }
-        drop(done_tx);
+                    totals
+                }));
+            }
+            drop(done_tx);
 
-        // Writer.
-        let temp_ref = temp.as_deref();
-        let buffer_ref = buffer_target.take();
-        let writer = scope.spawn(move || -> Result<u64> {
-            let Ok(plan) = plan_rx.recv() else {
-                return Ok(0);
-            };
-            let mut sink = if !plan.format_output {
-                Sink::Discard
-            } else {
-                match (plan.output_kind, temp_ref, buffer_ref) {
-                    (OutputKind::Csv, Some(p), _) => {
-                        let f = std::fs::File::create(p).map_err(|e| Error::Output(e.to_string()))?;
-                        Sink::CsvFile(std::io::BufWriter::with_capacity(1 << 20, f))
+            // Writer.
+            let temp_ref = temp.as_deref();
+            let buffer_ref = buffer_target.take();
+            let writer = scope.spawn(move || -> Result<u64> {
+                let Ok(plan) = plan_rx.recv() else {
+                    return Ok(0);
+                };
+                let mut sink = if !plan.format_output {
+                    Sink::Discard
+                } else {
+                    match (plan.output_kind, temp_ref, buffer_ref) {
+                        (OutputKind::Csv, Some(p), _) => {
+                            let f = std::fs::File::create(p)
+                                .map_err(|e| Error::Output(e.to_string()))?;
+                            Sink::CsvFile(std::io::BufWriter::with_capacity(1 << 20, f))
+                        }
+                        (OutputKind::Csv, None, Some(b)) => Sink::CsvBuffer(b),
+                        (OutputKind::Xlsx, Some(p), _) => Sink::Xlsx(
+                            Box::new(XlsxOut::new(&plan.out_headers)?),
+                            XlsxDest::File(p.to_path_buf()),
+                        ),
+                        (OutputKind::Xlsx, None, Some(b)) => Sink::Xlsx(
+                            Box::new(XlsxOut::new(&plan.out_headers)?),
+                            XlsxDest::Buffer(b),
+                        ),
+                        _ => Sink::Discard,
                     }
-                    (OutputKind::Csv, None, Some(b)) => Sink::CsvBuffer(b),
-                    (OutputKind::Xlsx, Some(p), _) => Sink::Xlsx(Box::new(XlsxOut::new(&plan.out_headers)?), XlsxDest::File(p.to_path_buf())),
-                    (OutputKind::Xlsx, None, Some(b)) => Sink::Xlsx(Box::new(XlsxOut::new(&plan.out_headers)?), XlsxDest::Buffer(b)),
-                    _ => Sink::Discard,
-                }
-            };
-            if plan.format_output && plan.output_kind == OutputKind::Csv {
-                let mut head = Vec::new();
-                if plan.csv.bom {
-                    head.extend_from_slice(b"\xEF\xBB\xBF");
-                }
-                for (i, h) in plan.out_headers.iter().enumerate() {
-                    if i > 0 {
-                        head.push(plan.csv.delimiter);
+                };
+                if plan.format_output && plan.output_kind == OutputKind::Csv {
+                    let mut head = Vec::new();
+                    if plan.csv.bom {
+                        head.extend_from_slice(b"\xEF\xBB\xBF");
                     }
-                    write_csv_cell(&mut head, h.as_bytes(), plan.csv.delimiter, true);
+                    for (i, h) in plan.out_headers.iter().enumerate() {
+                        if i > 0 {
+                            head.push(plan.csv.delimiter);
+                        }
+                        write_csv_cell(&mut head, h.as_bytes(), plan.csv.delimiter, true);
+                    }
+                    head.push(b'\n');
+                    let tmp = WorkOut {
+                        csv: head,
+                        ..WorkOut::default()
+                    };
+                    sink.write(&plan, &RowChunk::new(0), &tmp)?;
                 }
-                head.push(b'\n');
-                let tmp = WorkOut { csv: head, ..WorkOut::default() };
-                sink.write(&plan, &RowChunk::new(0), &tmp)?;
-            }
-            let mut pending: BTreeMap<u64, Job> = BTreeMap::new();
-            let mut next = 0u64;
-            let mut written = 0u64;
-            for job in done_rx.iter() {
-                pending.insert(job.seq, job);
-                while let Some(job) = pending.remove(&next) {
-                    sink.write(&plan, &job.chunk, &job.out)?;
-                    written += job.chunk.len() as u64;
-                    next += 1;
-                    let _ = recycle_tx.send((job.chunk, job.out));
+                let mut pending: BTreeMap<u64, Job> = BTreeMap::new();
+                let mut next = 0u64;
+                let mut written = 0u64;
+                for job in done_rx.iter() {
+                    pending.insert(job.seq, job);
+                    while let Some(job) = pending.remove(&next) {
+                        sink.write(&plan, &job.chunk, &job.out)?;
+                        written += job.chunk.len() as u64;
+                        next += 1;
+                        let _ = recycle_tx.send((job.chunk, job.out));
+                    }
                 }
-            }
-            if !pending.is_empty() {
-                return Err(Error::Output("rows were lost between threads".into()));
-            }
-            sink.finish()?;
-            Ok(written)
-        });
+                if !pending.is_empty() {
+                    return Err(Error::Output("rows were lost between threads".into()));
+                }
+                sink.finish()?;
+                Ok(written)
+            });
 
-        let mut feeder = Feeder {
-            engine,
-            opts,
-            output_kind_default,
-            format_output,
-            info: None,
-            plan: None,
-            plan_tx: Some(plan_tx),
-            job_tx: Some(job_tx),
-            recycle_rx,
-            spare_outs: Vec::new(),
-            allocated: 1,
-            max_chunks: 2 * threads + 3,
-            seq: 0,
-            rows: 0,
-        };
-        let read = read_rows(input, &opts.limits, chunk_rows, &mut feeder);
-        let plan = feeder.plan.take();
-        // Close the pipeline: workers drain, the writer finishes.
-        drop(feeder);
-        let mut totals = Totals::default();
-        for w in workers {
-            match w.join() {
-                Ok(t) => totals.merge(t),
-                Err(_) => return Err(Error::Output("a worker thread failed".into())),
+            let mut feeder = Feeder {
+                engine,
+                opts,
+                output_kind_default,
+                format_output,
+                info: None,
+                plan: None,
+                plan_tx: Some(plan_tx),
+                job_tx: Some(job_tx),
+                recycle_rx,
+                spare_outs: Vec::new(),
+                allocated: 1,
+                max_chunks: 2 * threads + 3,
+                seq: 0,
+                rows: 0,
+            };
+            let read = read_rows(input, &opts.limits, chunk_rows, &mut feeder);
+            let plan = feeder.plan.take();
+            // Close the pipeline: workers drain, the writer finishes.
+            drop(feeder);
+            let mut totals = Totals::default();
+            for w in workers {
+                match w.join() {
+                    Ok(t) => totals.merge(t),
+                    Err(_) => return Err(Error::Output("a worker thread failed".into())),
+                }
             }
-        }
-        let written = writer.join().map_err(|_| Error::Output("the writer thread failed".into()));
-        let stats = read?;
-        let written = written??;
-        let plan = plan.ok_or(crate::ingest::IngestError::Empty)?;
-        if plan.format_output && written != totals.rows {
-            return Err(Error::Output(format!("{written} of {} rows written", totals.rows)));
-        }
-        Ok((totals, plan, stats))
-    });
+            let written = writer
+                .join()
+                .map_err(|_| Error::Output("the writer thread failed".into()));
+            let stats = read?;
+            let written = written??;
+            let plan = plan.ok_or(crate::ingest::IngestError::Empty)?;
+            if plan.format_output && written != totals.rows {
+                return Err(Error::Output(format!(
+                    "{written} of {} rows written",
+                    totals.rows
+                )));
+            }
+            Ok((totals, plan, stats))
+        },
+    );
     let (totals, plan, stats) = outcome?;
 
     if let (Some(tmp), Some(dst)) = (&temp, &final_path) {
@@ -1207,7 +1322,11 @@ fn sorted_groups(map: HashMap<String, Agg>, with_reference: bool) -> Vec<GroupSu
             rwa_saving: round2(a.saving),
         })
         .collect();
-    v.sort_by(|a, b| b.rwa_saving.total_cmp(&a.rwa_saving).then(a.key.cmp(&b.key)));
+    v.sort_by(|a, b| {
+        b.rwa_saving
+            .total_cmp(&a.rwa_saving)
+            .then(a.key.cmp(&b.key))
+    });
     v
 }
 
@@ -1257,7 +1376,11 @@ fn summarise(
             .map_or(DecimalStyle::Unknown, |c| plan.styles[c]),
         by_rule: sorted_groups(t.by_rule, true),
         by_asset_class: sorted_groups(t.by_class, false),
-        flags: t.flags.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        flags: t
+            .flags
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
         warnings: plan.warnings.clone(),
     })
 }
@@ -1279,7 +1402,11 @@ const CLASSIFY_SAMPLE: usize = 200;
 pub const CLASSIFICATION_THRESHOLD: f64 = 0.7;
 
 /// Picks the lever of a file from its headers and first rows.
-fn classify_lever(headers: &[String], chunk: &RowChunk, engine: &Engine) -> Result<(Lever, f64, String)> {
+fn classify_lever(
+    headers: &[String],
+    chunk: &RowChunk,
+    engine: &Engine,
+) -> Result<(Lever, f64, String)> {
     let h: Vec<&str> = headers.iter().map(String::as_str).collect();
     let rows: Vec<Vec<&str>> = (0..chunk.len().min(CLASSIFY_SAMPLE))
         .map(|i| {

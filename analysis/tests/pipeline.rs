@@ -10,14 +10,18 @@ use analysis::engine::{Engine, EngineContext};
 use analysis::ingest::{Input, Limits};
 use analysis::model::Lever;
 use analysis::output::OutputKind;
-use analysis::pipeline::{AnalysisReport, AnalyzeOptions, LeverChoice, OutputTarget, RwFormat, analyze};
+use analysis::pipeline::{
+    AnalysisReport, AnalyzeOptions, LeverChoice, OutputTarget, RwFormat, analyze,
+};
 use analysis::refdata::RefData;
 use analysis::rules::RuleSet;
 use calamine::Reader;
 use chrono::NaiveDate;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/files").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/files")
+        .join(name)
 }
 
 fn date() -> NaiveDate {
@@ -25,7 +29,11 @@ fn date() -> NaiveDate {
 }
 
 fn engine_with(refdata: Arc<RefData>, ruleset: &str) -> Engine {
-    Engine::new(RuleSet::by_id(ruleset).unwrap(), refdata, EngineContext::new(date()))
+    Engine::new(
+        RuleSet::by_id(ruleset).unwrap(),
+        refdata,
+        EngineContext::new(date()),
+    )
 }
 
 fn pse_engine() -> Engine {
@@ -48,7 +56,9 @@ fn tmp(name: &str) -> PathBuf {
 
 /// Parses a processed CSV into header and rows.
 fn read_csv(bytes: &[u8], delimiter: u8) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::str::from_utf8(bytes).unwrap().trim_start_matches('\u{feff}');
+    let text = std::str::from_utf8(bytes)
+        .unwrap()
+        .trim_start_matches('\u{feff}');
     let mut r = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .from_reader(text.as_bytes());
@@ -61,13 +71,21 @@ fn read_csv(bytes: &[u8], delimiter: u8) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 fn col(h: &[String], name: &str) -> usize {
-    h.iter().position(|x| x == name).unwrap_or_else(|| panic!("no column {name} in {h:?}"))
+    h.iter()
+        .position(|x| x == name)
+        .unwrap_or_else(|| panic!("no column {name} in {h:?}"))
 }
 
 fn run_bytes(name: &str, engine: &Engine, o: &AnalyzeOptions) -> (AnalysisReport, Vec<u8>) {
     let data = std::fs::read(fixture(name)).unwrap();
     let mut out = Vec::new();
-    let r = analyze(Input::Bytes { name, data: &data }, engine, o, OutputTarget::Buffer(&mut out)).unwrap();
+    let r = analyze(
+        Input::Bytes { name, data: &data },
+        engine,
+        o,
+        OutputTarget::Buffer(&mut out),
+    )
+    .unwrap();
     (r, out)
 }
 
@@ -113,10 +131,21 @@ fn pse_english_percent_file() {
         }
     }
     assert_eq!(rows[0][reference], "CRR Art. 116(1) Table 2");
-    assert!(rows[5][details].contains("not found in Spanish PSE database"), "{}", rows[5][details]);
-    assert!(rows[6][details].starts_with("Missing required fields: NIF"), "{}", rows[6][details]);
+    assert!(
+        rows[5][details].contains("not found in Spanish PSE database"),
+        "{}",
+        rows[5][details]
+    );
+    assert!(
+        rows[6][details].starts_with("Missing required fields: NIF"),
+        "{}",
+        rows[6][details]
+    );
     // The formula in Legal_Name is neutralised; the original cells are kept otherwise.
-    assert_eq!(rows[7][col(&h, "Legal_Name")], "'=HYPERLINK(\"http://x\",\"y\")");
+    assert_eq!(
+        rows[7][col(&h, "Legal_Name")],
+        "'=HYPERLINK(\"http://x\",\"y\")"
+    );
     assert_eq!(rows[0][col(&h, "Exposure_Amount")], "1,000,000.00");
     // By rule and by asset class.
     let total_by_rule: f64 = s.by_rule.iter().map(|g| g.rwa_saving).sum();
@@ -124,7 +153,13 @@ fn pse_english_percent_file() {
     assert_eq!(s.by_asset_class.len(), 1);
     assert_eq!(s.by_asset_class[0].key, "Public Sector Entities");
     assert_eq!(s.by_asset_class[0].rows, 8);
-    assert!(s.flags.get("current RW below regulatory RW").is_some_and(|n| *n == 1), "{:?}", s.flags);
+    assert!(
+        s.flags
+            .get("current RW below regulatory RW")
+            .is_some_and(|n| *n == 1),
+        "{:?}",
+        s.flags
+    );
 }
 
 #[test]
@@ -133,8 +168,14 @@ fn pse_spanish_latin1_fraction_file_gives_the_same_savings_in_its_own_notation()
     let (r, out) = run_bytes("pse_es_latin1.csv", &engine, &opts(Lever::Pse));
     let s = &r.summary;
     assert!(s.mapping_auto);
-    assert_eq!(s.mapping.0.get("Exposure_Amount").map(String::as_str), Some("Importe"));
-    assert_eq!(s.mapping.0.get("Current_Risk_Weight").map(String::as_str), Some("Ponderación"));
+    assert_eq!(
+        s.mapping.0.get("Exposure_Amount").map(String::as_str),
+        Some("Importe")
+    );
+    assert_eq!(
+        s.mapping.0.get("Current_Risk_Weight").map(String::as_str),
+        Some("Ponderación")
+    );
     assert_eq!(s.risk_weight_format.format, RwFormat::Fraction);
     assert_eq!((s.rows, s.matched, s.not_matched), (8, 6, 2));
     assert_eq!(s.total_rwa_saving, 1_330_500.0);
@@ -178,7 +219,11 @@ fn mdb_by_lei_and_by_spanish_name() {
     assert_eq!(rows[1][st], "matched");
     assert_eq!(rows[1][sv], "100000");
     assert_eq!(rows[2][st], "not_matched");
-    assert!(rows[2][col(&h, "Match_Details")].starts_with("MDB entity not found"), "{}", rows[2][col(&h, "Match_Details")]);
+    assert!(
+        rows[2][col(&h, "Match_Details")].starts_with("MDB entity not found"),
+        "{}",
+        rows[2][col(&h, "Match_Details")]
+    );
     assert_eq!(r.summary.total_rwa_saving, 200_000.0);
 }
 
@@ -199,8 +244,14 @@ fn sovereign_xlsx(path: &Path) {
     let mut wb = rust_xlsxwriter::Workbook::new();
     let ws = wb.add_worksheet();
     let head = [
-        "Exposure_ID", "Asset_Class", "Eligible_Collateral", "Current_Risk_Weight", "Exposure_Amount",
-        "Country", "Currency", "Maturity",
+        "Exposure_ID",
+        "Asset_Class",
+        "Eligible_Collateral",
+        "Current_Risk_Weight",
+        "Exposure_Amount",
+        "Country",
+        "Currency",
+        "Maturity",
     ];
     for (c, h) in head.iter().enumerate() {
         ws.write_string(0, c as u16, *h).unwrap();
@@ -232,7 +283,13 @@ fn sovereigns_xlsx_in_xlsx_out() {
     sovereign_xlsx(&input);
     let output = tmp("optimized_sovereigns.xlsx");
     let engine = engine_with(RefData::builtin_shared(), "EU-CRR3");
-    let r = analyze(Input::Path(&input), &engine, &opts(Lever::Sovereigns), OutputTarget::File(&output)).unwrap();
+    let r = analyze(
+        Input::Path(&input),
+        &engine,
+        &opts(Lever::Sovereigns),
+        OutputTarget::File(&output),
+    )
+    .unwrap();
     let s = &r.summary;
     assert_eq!(s.output_kind, OutputKind::Xlsx);
     assert_eq!(s.risk_weight_format.format, RwFormat::Fraction);
@@ -241,13 +298,27 @@ fn sovereigns_xlsx_in_xlsx_out() {
     assert_eq!(s.total_rwa_saving, 1_000_000.0);
     let mut wb: calamine::Xlsx<_> = calamine::open_workbook(&output).unwrap();
     let range = wb.worksheet_range_at(0).unwrap().unwrap();
-    let h: Vec<String> = range.rows().next().unwrap().iter().map(|c| c.to_string()).collect();
+    let h: Vec<String> = range
+        .rows()
+        .next()
+        .unwrap()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
     assert_eq!(h[8], "Suggested_Risk_Weight");
     let row1: Vec<&calamine::Data> = range.rows().nth(1).unwrap().iter().collect();
     assert_eq!(row1[8], &calamine::Data::Float(0.0));
     assert_eq!(row1[10], &calamine::Data::Float(200_000.0));
-    assert!(matches!(row1[4], calamine::Data::Float(v) if *v == 1_000_000.0), "numbers stay numbers: {:?}", row1[4]);
-    assert!(matches!(row1[7], calamine::Data::DateTime(_)), "dates stay dates: {:?}", row1[7]);
+    assert!(
+        matches!(row1[4], calamine::Data::Float(v) if *v == 1_000_000.0),
+        "numbers stay numbers: {:?}",
+        row1[4]
+    );
+    assert!(
+        matches!(row1[7], calamine::Data::DateTime(_)),
+        "dates stay dates: {:?}",
+        row1[7]
+    );
     let row2: Vec<&calamine::Data> = range.rows().nth(2).unwrap().iter().collect();
     assert_eq!(row2[8], &calamine::Data::Float(0.2));
     let row3: Vec<&calamine::Data> = range.rows().nth(3).unwrap().iter().collect();
@@ -278,9 +349,14 @@ fn cli_analyze_writes_output_and_summary() {
     let bps = r.summary.bps.unwrap();
     // 10,000 x 13m x 1.3305m / (100m x (100m - 1.3305m))
     let exact = 10_000.0 * 13e6 * 1_330_500.0 / (100e6 * (100e6 - 1_330_500.0));
-    assert!((bps.bps_exact - exact).abs() < 1e-9, "{} vs {exact}", bps.bps_exact);
+    assert!(
+        (bps.bps_exact - exact).abs() < 1e-9,
+        "{} vs {exact}",
+        bps.bps_exact
+    );
     assert!(bps.bps_linear < bps.bps_exact);
-    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
     assert_eq!(json["rows"], 8);
     assert_eq!(json["total_rwa_saving"], 1_330_500.0);
     assert!(std::fs::read(&output).unwrap().len() > 100);
@@ -304,14 +380,29 @@ fn cli_refuses_bad_arguments_without_writing() {
         threads: None,
         max_file_mb: 20,
     };
-    assert!(run_analyze(&args).unwrap_err().to_string().contains("unknown lever 'nonsense'"));
+    assert!(
+        run_analyze(&args)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown lever 'nonsense'")
+    );
     args.lever = "pse".into();
     args.ruleset = Some("EU-CRR9".into());
-    assert!(run_analyze(&args).unwrap_err().to_string().starts_with("Unknown rule set: EU-CRR9"));
+    assert!(
+        run_analyze(&args)
+            .unwrap_err()
+            .to_string()
+            .starts_with("Unknown rule set: EU-CRR9")
+    );
     args.ruleset = None;
     args.cet1_capital = Some(-1.0);
     args.total_rwas = Some(100.0);
-    assert!(run_analyze(&args).unwrap_err().to_string().starts_with("Invalid bank figures"));
+    assert!(
+        run_analyze(&args)
+            .unwrap_err()
+            .to_string()
+            .starts_with("Invalid bank figures")
+    );
     assert!(!output.exists());
 }
 
@@ -345,7 +436,11 @@ fn explicit_mapping_file() {
     // Without Currency the PSE treated as central government cannot take the domestic-currency
     // 0 % (Art. 114(4)): row E2 gets Table 1 by Spain's CQS 2, 20 %, so 400,000 less saving.
     assert_eq!(r.summary.total_rwa_saving, 930_500.0);
-    assert!(r.summary.flags.contains_key("currency missing"), "{:?}", r.summary.flags);
+    assert!(
+        r.summary.flags.contains_key("currency missing"),
+        "{:?}",
+        r.summary.flags
+    );
     std::fs::write(&mapping, r#"{"NIF": "Tax number", "Maturity": "Maturity"}"#).unwrap();
     let e = run_analyze(&args).unwrap_err().to_string();
     assert!(
@@ -371,13 +466,22 @@ fn error_of(name: &str, lever: Lever, limits: Limits) -> String {
         limits,
         ..opts(lever)
     };
-    let e = analyze(Input::Path(&fixture(name)), &engine, &o, OutputTarget::File(&output))
-        .unwrap_err()
-        .to_string();
+    let e = analyze(
+        Input::Path(&fixture(name)),
+        &engine,
+        &o,
+        OutputTarget::File(&output),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(!output.exists(), "{name}: no output on failure");
     let dir = output.parent().unwrap();
     assert!(
-        !std::fs::read_dir(dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".partial")),
+        !std::fs::read_dir(dir).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".partial")),
         "{name}: temporary output removed"
     );
     e
@@ -386,14 +490,26 @@ fn error_of(name: &str, lever: Lever, limits: Limits) -> String {
 #[test]
 fn bad_files_fail_cleanly_with_the_products_messages() {
     let d = Limits::default();
-    assert_eq!(error_of("empty.csv", Lever::Pse, d), "The uploaded file appears to be empty or invalid.");
-    assert_eq!(error_of("blank_lines.csv", Lever::Pse, d), "The uploaded file appears to be empty or invalid.");
-    assert_eq!(error_of("headers_only.csv", Lever::Pse, d), "No data found in CSV file");
+    assert_eq!(
+        error_of("empty.csv", Lever::Pse, d),
+        "The uploaded file appears to be empty or invalid."
+    );
+    assert_eq!(
+        error_of("blank_lines.csv", Lever::Pse, d),
+        "The uploaded file appears to be empty or invalid."
+    );
+    assert_eq!(
+        error_of("headers_only.csv", Lever::Pse, d),
+        "No data found in CSV file"
+    );
     assert_eq!(
         error_of("ragged.csv", Lever::Pse, d),
         "CSV parsing errors: Row 2: Too few fields: expected 5 fields but parsed 2"
     );
-    assert_eq!(error_of("report.pdf", Lever::Pse, d), "Unsupported file type");
+    assert_eq!(
+        error_of("report.pdf", Lever::Pse, d),
+        "Unsupported file type"
+    );
     assert_eq!(
         error_of("not_numeric.csv", Lever::Pse, d),
         "Data validation failed: Row 1: Source column \"Exposure_Amount\" contains non-numeric value \"one hundred\" for expected numeric field \"Exposure_Amount\""
@@ -417,13 +533,19 @@ fn bad_files_fail_cleanly_with_the_products_messages() {
     };
     assert_eq!(
         error_of("pse_en.csv", Lever::Pse, tiny),
-        format!("File is too large: {} bytes, the limit is 100 bytes", std::fs::metadata(fixture("pse_en.csv")).unwrap().len())
+        format!(
+            "File is too large: {} bytes, the limit is 100 bytes",
+            std::fs::metadata(fixture("pse_en.csv")).unwrap().len()
+        )
     );
     let few_rows = Limits {
         max_rows: 3,
         ..Limits::default()
     };
-    assert_eq!(error_of("pse_en.csv", Lever::Pse, few_rows), "File has too many rows: more than 3 data rows");
+    assert_eq!(
+        error_of("pse_en.csv", Lever::Pse, few_rows),
+        "File has too many rows: more than 3 data rows"
+    );
 }
 
 #[test]
@@ -448,9 +570,21 @@ fn generated_files_round_trip_through_the_cli() {
     })
     .unwrap();
     let engine = engine_with(RefData::builtin_shared(), "EU-CRR3");
-    let a = analyze(Input::Path(&csv_out), &engine, &opts(Lever::Pse), OutputTarget::Discard).unwrap();
+    let a = analyze(
+        Input::Path(&csv_out),
+        &engine,
+        &opts(Lever::Pse),
+        OutputTarget::Discard,
+    )
+    .unwrap();
     let mut buf = Vec::new();
-    let b = analyze(Input::Path(&xlsx_out), &engine, &opts(Lever::Pse), OutputTarget::Buffer(&mut buf)).unwrap();
+    let b = analyze(
+        Input::Path(&xlsx_out),
+        &engine,
+        &opts(Lever::Pse),
+        OutputTarget::Buffer(&mut buf),
+    )
+    .unwrap();
     assert_eq!(a.summary.rows, 3000);
     assert_eq!(b.summary.rows, 3000);
     assert_eq!(a.summary.matched, b.summary.matched);
@@ -463,14 +597,26 @@ fn generated_files_round_trip_through_the_cli() {
         ..opts(Lever::Pse)
     };
     let mut out1 = Vec::new();
-    let c = analyze(Input::Path(&csv_out), &engine, &one, OutputTarget::Buffer(&mut out1)).unwrap();
+    let c = analyze(
+        Input::Path(&csv_out),
+        &engine,
+        &one,
+        OutputTarget::Buffer(&mut out1),
+    )
+    .unwrap();
     let four = AnalyzeOptions {
         threads: 4,
         chunk_rows: 100,
         ..opts(Lever::Pse)
     };
     let mut out4 = Vec::new();
-    let d = analyze(Input::Path(&csv_out), &engine, &four, OutputTarget::Buffer(&mut out4)).unwrap();
+    let d = analyze(
+        Input::Path(&csv_out),
+        &engine,
+        &four,
+        OutputTarget::Buffer(&mut out4),
+    )
+    .unwrap();
     assert_eq!(out1, out4);
     assert_eq!(c.summary.total_rwa_saving, d.summary.total_rwa_saving);
     assert_eq!(c.summary.total_rwa_saving, a.summary.total_rwa_saving);

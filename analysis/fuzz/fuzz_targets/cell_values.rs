@@ -3,11 +3,17 @@
 #![no_main]
 
 use analysis::ingest::number::{DecimalStyle, is_strictly_numeric, parse_number};
-use analysis::ingest::values::{parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs};
+use analysis::ingest::values::{
+    parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    for style in [DecimalStyle::Point, DecimalStyle::Comma, DecimalStyle::Unknown] {
+    for style in [
+        DecimalStyle::Point,
+        DecimalStyle::Comma,
+        DecimalStyle::Unknown,
+    ] {
         if let Some(n) = parse_number(data, style) {
             assert!(n.value.is_finite());
         }

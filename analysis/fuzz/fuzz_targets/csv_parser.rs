@@ -2,7 +2,7 @@
 //! stays within its limits.
 #![no_main]
 
-use analysis::ingest::{Input, Limits, RowChunk, RowSink, SourceInfo, IngestError, read_rows};
+use analysis::ingest::{IngestError, Input, Limits, RowChunk, RowSink, SourceInfo, read_rows};
 use libfuzzer_sys::fuzz_target;
 
 struct Check {
@@ -36,5 +36,13 @@ fuzz_target!(|data: &[u8]| {
         ..Limits::upload()
     };
     let mut sink = Check { ncols: 0 };
-    let _ = read_rows(Input::Bytes { name: "fuzz.csv", data }, &limits, 7, &mut sink);
+    let _ = read_rows(
+        Input::Bytes {
+            name: "fuzz.csv",
+            data,
+        },
+        &limits,
+        7,
+        &mut sink,
+    );
 });

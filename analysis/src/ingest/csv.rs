@@ -3,10 +3,10 @@
 
 use std::io::{BufReader, Read};
 
+use super::FileKind;
 use super::chunk::{CellKind, RowChunk};
 use super::sniff::{SNIFF_BYTES, TextEncoding, sniff_delimiter, sniff_encoding};
 use super::{IngestError, Limits, ReadStats, RowSink, SourceInfo, clean_headers, read_up_to};
-use super::FileKind;
 
 /// Decodes Windows-1252 (a superset of Latin-1's printable range) to UTF-8 on the fly.
 struct Latin1Reader<R> {
@@ -84,7 +84,11 @@ where
         )
         .into());
     };
-    let skip = if encoding == TextEncoding::Utf8Bom { 3 } else { 0 };
+    let skip = if encoding == TextEncoding::Utf8Bom {
+        3
+    } else {
+        0
+    };
     if head[skip..].iter().all(|b| b.is_ascii_whitespace()) {
         return Err(IngestError::Empty.into());
     }
@@ -208,10 +212,14 @@ where
             continue;
         }
         if rec.len() != ncols {
-            let extra_blank = rec.len() > ncols
-                && rec.iter().skip(ncols).all(|f| f.trim_ascii().is_empty());
+            let extra_blank =
+                rec.len() > ncols && rec.iter().skip(ncols).all(|f| f.trim_ascii().is_empty());
             if !extra_blank {
-                let kind = if rec.len() < ncols { "Too few" } else { "Too many" };
+                let kind = if rec.len() < ncols {
+                    "Too few"
+                } else {
+                    "Too many"
+                };
                 return Err(IngestError::CsvErrors(format!(
                     "Row {line_no}: {kind} fields: expected {ncols} fields but parsed {}",
                     rec.len()
@@ -268,7 +276,10 @@ where
         sink.chunk(chunk)?;
     }
     stats.rows = rows;
-    stats.bytes = rdr.position().byte().max(head_len.min(rdr.position().byte()));
+    stats.bytes = rdr
+        .position()
+        .byte()
+        .max(head_len.min(rdr.position().byte()));
     Ok(stats)
 }
 
@@ -390,7 +401,10 @@ mod tests {
             10,
             &mut NullSink,
         );
-        assert!(matches!(r, Err(IngestError::TooManyColumns { found: 3, .. })));
+        assert!(matches!(
+            r,
+            Err(IngestError::TooManyColumns { found: 3, .. })
+        ));
         // An unterminated quote swallowing the file is caught by the cell limit.
         let lim = Limits {
             max_cell_bytes: 10,

@@ -381,10 +381,7 @@ where
     let mut header_row: Option<u32> = None;
     let mut pending: Option<(u32, usize, String)> = None;
     let mut first_data: Option<calamine::Cell<DataRef<'_>>> = None;
-    loop {
-        let Some(cell) = cells.next_cell().map_err(parse)? else {
-            break;
-        };
+    while let Some(cell) = cells.next_cell().map_err(parse)? {
         let (r, c) = cell.get_position();
         let val = Val::from(cell.get_value());
         match header_row {
@@ -435,7 +432,14 @@ where
     let mut next = first_data;
     while let Some(cell) = next {
         let (r, c) = cell.get_position();
-        if !feed(&mut b, sink, r, c as usize, &Val::from(cell.get_value()), limits)? {
+        if !feed(
+            &mut b,
+            sink,
+            r,
+            c as usize,
+            &Val::from(cell.get_value()),
+            limits,
+        )? {
             stats.rows = b.rows;
             stats.stopped_early = true;
             return Ok(stats);

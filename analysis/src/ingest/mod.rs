@@ -165,7 +165,11 @@ impl FileKind {
                     .windows(46)
                     .take(200)
                     .any(|w| w == b"application/vnd.oasis.opendocument.spreadsheet");
-            return Ok(if is_ods { FileKind::Ods } else { FileKind::Xlsx });
+            return Ok(if is_ods {
+                FileKind::Ods
+            } else {
+                FileKind::Xlsx
+            });
         }
         if head.starts_with(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]) {
             return Ok(FileKind::Xls);
@@ -340,7 +344,11 @@ pub fn preview(input: Input<'_>, limits: &Limits, max_rows: usize) -> Result<Pre
                     break;
                 }
                 let row = chunk.row(i);
-                self.rows.push(row.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect());
+                self.rows.push(
+                    row.iter()
+                        .map(|b| String::from_utf8_lossy(b).into_owned())
+                        .collect(),
+                );
             }
             Ok((self.rows.len() < self.max).then(|| {
                 let mut c = chunk;
@@ -391,11 +399,26 @@ mod tests {
     #[test]
     fn kinds() {
         assert_eq!(FileKind::detect("a.csv", b"x,y\n"), Ok(FileKind::Csv));
-        assert_eq!(FileKind::detect("a.xlsx", b"PK\x03\x04rest"), Ok(FileKind::Xlsx));
-        assert_eq!(FileKind::detect("a.xls", b"PK\x03\x04rest"), Ok(FileKind::Xlsx));
-        assert_eq!(FileKind::detect("a.pdf", b"%PDF-1.4"), Err(IngestError::UnsupportedType));
-        assert_eq!(FileKind::detect("a.docx", b"hello"), Err(IngestError::UnsupportedType));
-        assert_eq!(FileKind::detect("a.xlsx", b"hello"), Err(IngestError::ExcelRead));
+        assert_eq!(
+            FileKind::detect("a.xlsx", b"PK\x03\x04rest"),
+            Ok(FileKind::Xlsx)
+        );
+        assert_eq!(
+            FileKind::detect("a.xls", b"PK\x03\x04rest"),
+            Ok(FileKind::Xlsx)
+        );
+        assert_eq!(
+            FileKind::detect("a.pdf", b"%PDF-1.4"),
+            Err(IngestError::UnsupportedType)
+        );
+        assert_eq!(
+            FileKind::detect("a.docx", b"hello"),
+            Err(IngestError::UnsupportedType)
+        );
+        assert_eq!(
+            FileKind::detect("a.xlsx", b"hello"),
+            Err(IngestError::ExcelRead)
+        );
     }
 
     #[test]

@@ -79,7 +79,12 @@ fn vote(v: &[u8]) -> Option<DecimalStyle> {
     if digits_total == 0 {
         return None;
     }
-    let digits_after = |pos: usize| v[pos + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits_after = |pos: usize| {
+        v[pos + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
     match (dots, commas) {
         (0, 0) => None,
         (d, c) if d > 0 && c > 0 => Some(if last_comma > last_dot {
@@ -197,15 +202,12 @@ fn slow_parse(bytes: &[u8], style: DecimalStyle) -> Option<Number> {
                 buf[n] = b;
                 n += 1;
             }
-            b'-' | b'\xE2' if exp.is_none() => {
-                // A minus sign (also the Unicode minus U+2212, E2 88 92) anywhere outside the
-                // exponent makes the number negative.
-                if b == b'-' || bytes.get(i + 1..i + 3) == Some(&b"\x88\x92"[..]) {
-                    negative = true;
-                    if b != b'-' {
-                        i += 2;
-                    }
-                }
+            // A minus sign anywhere outside the exponent makes the number negative.
+            b'-' if exp.is_none() => negative = true,
+            // The Unicode minus U+2212 (E2 88 92) too.
+            b'\xE2' if exp.is_none() && bytes.get(i + 1..i + 3) == Some(&b"\x88\x92"[..]) => {
+                negative = true;
+                i += 2;
             }
             b'(' => negative = true,
             b'%' => percent = true,
@@ -293,7 +295,12 @@ fn resolve_decimal(m: &[u8], style: DecimalStyle) -> Option<usize> {
             last_comma = i;
         }
     }
-    let digits_after = |pos: usize| m[pos + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits_after = |pos: usize| {
+        m[pos + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
     let digits_before = |pos: usize| m[..pos].iter().filter(|b| b.is_ascii_digit()).count();
     match (dots, commas) {
         (0, 0) => None,
@@ -340,7 +347,9 @@ pub fn is_strictly_numeric(text: &str) -> bool {
             'e' | 'E'
                 if i > 0
                     && chars[i - 1].is_ascii_digit()
-                    && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit() || *n == '+' || *n == '-') => {}
+                    && chars
+                        .get(i + 1)
+                        .is_some_and(|n| n.is_ascii_digit() || *n == '+' || *n == '-') => {}
             _ => return false,
         }
     }
@@ -442,11 +451,20 @@ mod tests {
     #[test]
     fn detect_style() {
         let es: Vec<&[u8]> = vec![b"1.234,5", b"200", b"12,5"];
-        assert_eq!(DecimalStyle::detect(es, DecimalStyle::Unknown), DecimalStyle::Comma);
+        assert_eq!(
+            DecimalStyle::detect(es, DecimalStyle::Unknown),
+            DecimalStyle::Comma
+        );
         let en: Vec<&[u8]> = vec![b"1,234.5", b"200", b"12.5"];
-        assert_eq!(DecimalStyle::detect(en, DecimalStyle::Unknown), DecimalStyle::Point);
+        assert_eq!(
+            DecimalStyle::detect(en, DecimalStyle::Unknown),
+            DecimalStyle::Point
+        );
         let none: Vec<&[u8]> = vec![b"1,234", b"200"];
-        assert_eq!(DecimalStyle::detect(none, DecimalStyle::Comma), DecimalStyle::Comma);
+        assert_eq!(
+            DecimalStyle::detect(none, DecimalStyle::Comma),
+            DecimalStyle::Comma
+        );
     }
 
     #[test]

@@ -105,9 +105,18 @@ mod tests {
     #[test]
     fn encodings() {
         assert_eq!(sniff_encoding(b"a,b\n1,2\n"), Some(TextEncoding::Utf8));
-        assert_eq!(sniff_encoding(b"\xEF\xBB\xBFa,b\n"), Some(TextEncoding::Utf8Bom));
-        assert_eq!(sniff_encoding(b"Ponderaci\xf3n;b\n"), Some(TextEncoding::Latin1));
-        assert_eq!(sniff_encoding("Ponderación".as_bytes()), Some(TextEncoding::Utf8));
+        assert_eq!(
+            sniff_encoding(b"\xEF\xBB\xBFa,b\n"),
+            Some(TextEncoding::Utf8Bom)
+        );
+        assert_eq!(
+            sniff_encoding(b"Ponderaci\xf3n;b\n"),
+            Some(TextEncoding::Latin1)
+        );
+        assert_eq!(
+            sniff_encoding("Ponderación".as_bytes()),
+            Some(TextEncoding::Utf8)
+        );
         // A character cut by the end of the sample is still UTF-8.
         assert_eq!(sniff_encoding(b"ab\xc3"), Some(TextEncoding::Utf8));
         assert_eq!(sniff_encoding(b"\xFF\xFEa\x00"), None);

@@ -281,19 +281,40 @@ mod tests {
     #[test]
     fn dates_and_maturities() {
         let rd = NaiveDate::from_ymd_opt(2025, 6, 30).unwrap();
-        assert_eq!(parse_date(b"2025-09-30"), NaiveDate::from_ymd_opt(2025, 9, 30));
-        assert_eq!(parse_date(b"30/09/2025"), NaiveDate::from_ymd_opt(2025, 9, 30));
-        assert_eq!(parse_date(b"09/30/2025"), NaiveDate::from_ymd_opt(2025, 9, 30));
-        assert_eq!(parse_date(b"2025-09-30T00:00:00"), NaiveDate::from_ymd_opt(2025, 9, 30));
+        assert_eq!(
+            parse_date(b"2025-09-30"),
+            NaiveDate::from_ymd_opt(2025, 9, 30)
+        );
+        assert_eq!(
+            parse_date(b"30/09/2025"),
+            NaiveDate::from_ymd_opt(2025, 9, 30)
+        );
+        assert_eq!(
+            parse_date(b"09/30/2025"),
+            NaiveDate::from_ymd_opt(2025, 9, 30)
+        );
+        assert_eq!(
+            parse_date(b"2025-09-30T00:00:00"),
+            NaiveDate::from_ymd_opt(2025, 9, 30)
+        );
         assert_eq!(parse_date(b"31/02/2025"), None);
         assert_eq!(parse_maturity_days(b"2025-09-30", rd), Some(92.0));
         assert_eq!(parse_maturity_days(b"90d", rd), Some(90.0));
-        assert_eq!(parse_maturity_days(b"3 meses", rd), Some(3.0 * DAYS_PER_MONTH));
-        assert_eq!(parse_maturity_days(b"2 a\xc3\xb1os", rd), Some(2.0 * DAYS_PER_YEAR));
+        assert_eq!(
+            parse_maturity_days(b"3 meses", rd),
+            Some(3.0 * DAYS_PER_MONTH)
+        );
+        assert_eq!(
+            parse_maturity_days(b"2 a\xc3\xb1os", rd),
+            Some(2.0 * DAYS_PER_YEAR)
+        );
         assert_eq!(parse_maturity_days(b"0.25", rd), Some(0.25 * DAYS_PER_YEAR));
         assert_eq!(parse_maturity_days(b"45930", rd), Some(92.0));
         assert_eq!(parse_maturity_days(b"soon", rd), None);
         assert_eq!(parse_maturity_days(b"", rd), None);
-        assert_eq!(excel_serial_to_date(45930.0), NaiveDate::from_ymd_opt(2025, 9, 30));
+        assert_eq!(
+            excel_serial_to_date(45930.0),
+            NaiveDate::from_ymd_opt(2025, 9, 30)
+        );
     }
 }
