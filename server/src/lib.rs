@@ -19,6 +19,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod mail;
+pub mod realtime;
 pub mod seed;
 pub mod state;
 
@@ -44,7 +45,9 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         limits: auth::ratelimit::RateLimits::default(),
         mailer,
         config: Arc::new(config),
+        hub: realtime::Hub::new(),
     };
+    realtime::start(&state).await?;
     let limits = state.limits.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
@@ -97,10 +100,18 @@ pub async fn serve(state: AppState) -> anyhow::Result<()> {
     let addr = SocketAddr::new(state.config.bind, state.config.port);
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
+    // Small realtime frames must not wait for Nagle's algorithm.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let hub = state.hub.clone();
     tracing::info!("listening on http://{local}");
     println!("Capital Optimization Portal listening on http://{local}");
     axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            hub.shutdown();
+        })
         .await?;
     Ok(())
 }

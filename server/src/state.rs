@@ -7,6 +7,7 @@ use crate::auth::tokens::Keys;
 use crate::config::Config;
 use crate::db::Db;
 use crate::mail::Mailer;
+use crate::realtime::Hub;
 
 /// Everything a handler may need. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -21,4 +22,6 @@ pub struct AppState {
     pub limits: RateLimits,
     /// Outgoing mail.
     pub mailer: Mailer,
+    /// The realtime event hub (`/api/ws`).
+    pub hub: Hub,
 }

@@ -17,6 +17,7 @@ use crate::state::AppState;
 
 pub mod admin;
 pub mod auth;
+pub mod board;
 pub mod dashboard;
 pub mod invitations;
 pub mod waitlist;
@@ -31,6 +32,8 @@ pub mod waitlist;
         auth::accept_terms, auth::change_password,
         invitations::create_invitation, invitations::get_invitation, invitations::accept_invitation,
         waitlist::join_waitlist, dashboard::get_metrics, admin::list_outbox, admin::set_user_role,
+        board::get_board, board::create_column, board::rename_column, board::move_column, board::create_task,
+        board::update_task, board::delete_task, board::move_task, board::create_category, board::delete_category,
     ),
     components(schemas(ErrorBody))
 )]
@@ -46,6 +49,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .merge(waitlist::router())
         .merge(dashboard::router())
         .merge(admin::router())
+        .merge(board::router())
+        .merge(crate::realtime::ws::router())
         .fallback(|| async { ApiError::NotFound { code: "not_found", message: "No such endpoint".into() } })
         .layer(axum::middleware::from_fn_with_state(state, csrf_guard))
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 
+pub mod board;
 pub mod clients;
 pub mod misc;
 pub mod reports;

@@ -5,5 +5,7 @@
 mod helpers;
 
 mod auth;
+mod board;
 mod invitations;
+mod realtime;
 mod waitlist;

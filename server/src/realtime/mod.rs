@@ -1,0 +1,485 @@
+//! The realtime event hub: one authenticated WebSocket per browser tab at `/api/ws`, topic
+//! subscriptions checked against the caller's rights, and events `{topic, seq, type, data}` fanned
+//! out to every subscriber after the database commit they describe.
+//!
+//! - **Topics** ([`topics::Topic`]): per client (board, files, validations, savings), per
+//!   processing run, admin-wide. A subscription is allowed by [`topics::Topic::allows`] only.
+//! - **Sequence**: each topic has a global sequence (`realtime_topics` row) incremented by
+//!   [`next_seq`] in the same transaction as the change, so it is the same on every instance; a
+//!   client that sees a gap refetches.
+//! - **Fan-out**: an event is serialised once; the same bytes go into each subscriber's bounded
+//!   queue with `try_send`. A full queue closes that connection with
+//!   [`close::SLOW_CONSUMER`] instead of letting memory grow.
+//! - **Buses**: events published on this instance are delivered locally at once and, when
+//!   `REDIS_URL` is set, also published on Redis so that the other instances deliver them to their
+//!   own subscribers ([`redis_bus`]). Without Redis the hub is in-process only.
+//! - **Re-checks**: every [`RECHECK_INTERVAL`] the sessions behind open sockets are authenticated
+//!   again through [`crate::auth::authenticate`]; an ended session closes its sockets
+//!   ([`close::UNAUTHENTICATED`]) and subscriptions the user lost (role or membership change) are
+//!   dropped with an `unsubscribed` frame.
+
+pub mod close;
+pub mod redis_bus;
+pub mod topics;
+pub mod ws;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
+use dashmap::DashMap;
+use serde::Serialize;
+use sqlx::{AnyConnection, AnyExecutor};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::auth::AuthUser;
+use crate::state::AppState;
+pub use topics::Topic;
+
+/// Frames a connection may have queued before it counts as a slow consumer and is closed.
+pub const SEND_QUEUE: usize = 256;
+/// How often the sessions behind open sockets are checked again.
+pub const RECHECK_INTERVAL: Duration = Duration::from_secs(15);
+/// Most topics one connection may subscribe to.
+pub const MAX_SUBSCRIPTIONS: usize = 64;
+
+/// One frame sent to a client. Events carry a topic's sequence number; control frames
+/// (`subscribed`, `unsubscribed`, `denied`, `pong`, `resync`, `error`) reuse the same shape.
+#[derive(Debug, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct EventFrame<T = serde_json::Value> {
+    /// The topic (empty for connection-wide control frames).
+    pub topic: String,
+    /// The topic's sequence number of this event (for `subscribed`: the current one).
+    #[ts(type = "number")]
+    pub seq: i64,
+    /// What happened, e.g. `task.moved`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The event's payload.
+    pub data: T,
+}
+
+/// Serialises a frame once; the bytes are then shared by every subscriber.
+pub fn encode<T: Serialize>(topic: &str, seq: i64, kind: &str, data: &T) -> Utf8Bytes {
+    #[derive(Serialize)]
+    struct Frame<'a, T> {
+        topic: &'a str,
+        seq: i64,
+        #[serde(rename = "type")]
+        kind: &'a str,
+        data: &'a T,
+    }
+    match serde_json::to_string(&Frame {
+        topic,
+        seq,
+        kind,
+        data,
+    }) {
+        Ok(s) => Utf8Bytes::from(s),
+        Err(e) => {
+            tracing::error!(error = %e, topic, kind, "event payload could not be serialised");
+            Utf8Bytes::from(format!(
+                "{{\"topic\":{},\"seq\":{seq},\"type\":\"resync\",\"data\":null}}",
+                serde_json::Value::from(topic)
+            ))
+        }
+    }
+}
+
+/// Increments a topic's sequence and returns the new value. Call it as the FIRST statement of the
+/// transaction that makes the change the event describes: on PostgreSQL the row lock (and on
+/// SQLite the write lock) then serialises every change of the topic, so sequence order is commit
+/// order.
+pub async fn next_seq(conn: &mut AnyConnection, topic: &Topic) -> sqlx::Result<i64> {
+    let (seq,): (i64,) = sqlx::query_as(
+        "INSERT INTO realtime_topics (topic, seq) VALUES ($1, 1)
+         ON CONFLICT (topic) DO UPDATE SET seq = realtime_topics.seq + 1 RETURNING seq",
+    )
+    .bind(topic.to_string())
+    .fetch_one(conn)
+    .await?;
+    Ok(seq)
+}
+
+/// A topic's last sequence number (0 before its first event).
+pub async fn current_seq<'e>(ex: impl AnyExecutor<'e>, topic: &str) -> sqlx::Result<i64> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT seq FROM realtime_topics WHERE topic = $1")
+        .bind(topic)
+        .fetch_optional(ex)
+        .await?;
+    Ok(row.map_or(0, |r| r.0))
+}
+
+/// Counters of the hub, for tests, metrics and the load test.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Connections accepted since start.
+    pub connections_opened: AtomicU64,
+    /// Events published on this instance.
+    pub published: AtomicU64,
+    /// Events received from other instances.
+    pub relayed_in: AtomicU64,
+    /// Frames queued to subscribers.
+    pub delivered: AtomicU64,
+    /// Connections closed because their queue overflowed.
+    pub slow_consumers: AtomicU64,
+    /// Events that could not be handed to the cross-instance bus.
+    pub bus_dropped: AtomicU64,
+}
+
+/// One live socket as the hub sees it.
+#[derive(Debug)]
+pub struct Conn {
+    id: u64,
+    tx: mpsc::Sender<Utf8Bytes>,
+    kill: CancellationToken,
+    close_code: AtomicU16,
+    user: Mutex<AuthUser>,
+    topics: Mutex<Vec<String>>,
+}
+
+impl Conn {
+    /// Asks the connection's task to close with `code` (the first reason given wins).
+    pub fn close(&self, code: u16) {
+        let _ = self
+            .close_code
+            .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire);
+        self.kill.cancel();
+    }
+
+    /// The code the connection was asked to close with ([`close::SHUTTING_DOWN`] when the hub
+    /// as a whole is stopping).
+    pub fn close_code(&self) -> u16 {
+        match self.close_code.load(Ordering::Acquire) {
+            0 => close::SHUTTING_DOWN,
+            c => c,
+        }
+    }
+
+    fn user(&self) -> AuthUser {
+        self.user.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    topics: DashMap<String, Vec<Arc<Conn>>>,
+    conns: DashMap<u64, Arc<Conn>>,
+    next_id: AtomicU64,
+    instance: String,
+    bus: OnceLock<redis_bus::Publisher>,
+    stats: Stats,
+    shutdown: CancellationToken,
+}
+
+/// The event hub. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Hub::new()
+    }
+}
+
+/// The answer to a subscription request.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SubscribeOutcome {
+    /// Subscribed (or already subscribed).
+    Subscribed,
+    /// Not a known topic.
+    UnknownTopic,
+    /// The caller may not receive this topic.
+    Forbidden,
+    /// The connection has too many subscriptions.
+    TooMany,
+}
+
+impl Hub {
+    /// An in-process hub (no cross-instance bus until [`Hub::attach_bus`]).
+    pub fn new() -> Hub {
+        Hub {
+            inner: Arc::new(Inner {
+                topics: DashMap::new(),
+                conns: DashMap::new(),
+                next_id: AtomicU64::new(1),
+                instance: uuid::Uuid::new_v4().simple().to_string(),
+                bus: OnceLock::new(),
+                stats: Stats::default(),
+                shutdown: CancellationToken::new(),
+            }),
+        }
+    }
+
+    /// This instance's id on the cross-instance bus.
+    pub fn instance_id(&self) -> &str {
+        &self.inner.instance
+    }
+
+    /// Connects the hub to the Redis bus (cross-instance delivery).
+    pub fn attach_bus(&self, publisher: redis_bus::Publisher) {
+        let _ = self.inner.bus.set(publisher);
+    }
+
+    /// Whether events also travel through Redis.
+    pub fn has_bus(&self) -> bool {
+        self.inner.bus.get().is_some()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &Stats {
+        &self.inner.stats
+    }
+
+    /// Open connections.
+    pub fn connection_count(&self) -> usize {
+        self.inner.conns.len()
+    }
+
+    /// Subscribers of a topic on this instance.
+    pub fn subscriber_count(&self, topic: &str) -> usize {
+        self.inner.topics.get(topic).map_or(0, |s| s.len())
+    }
+
+    /// Registers a new connection for `user`; returns it and the receiving end of its queue.
+    pub fn register(
+        &self,
+        user: AuthUser,
+    ) -> (Arc<Conn>, mpsc::Receiver<Utf8Bytes>, CancellationToken) {
+        let (tx, rx) = mpsc::channel(SEND_QUEUE);
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let kill = self.inner.shutdown.child_token();
+        let conn = Arc::new(Conn {
+            id,
+            tx,
+            kill: kill.clone(),
+            close_code: AtomicU16::new(0),
+            user: Mutex::new(user),
+            topics: Mutex::new(Vec::new()),
+        });
+        self.inner.conns.insert(id, conn.clone());
+        self.inner
+            .stats
+            .connections_opened
+            .fetch_add(1, Ordering::Relaxed);
+        (conn, rx, kill)
+    }
+
+    /// Removes a connection and all its subscriptions.
+    pub fn unregister(&self, conn: &Conn) {
+        self.inner.conns.remove(&conn.id);
+        let topics = std::mem::take(&mut *conn.topics.lock().unwrap_or_else(|e| e.into_inner()));
+        for t in topics {
+            self.remove_subscriber(&t, conn.id);
+        }
+    }
+
+    fn remove_subscriber(&self, topic: &str, id: u64) {
+        if let dashmap::Entry::Occupied(mut e) = self.inner.topics.entry(topic.to_string()) {
+            e.get_mut().retain(|c| c.id != id);
+            if e.get().is_empty() {
+                e.remove();
+            }
+        }
+    }
+
+    /// Subscribes a connection to a topic after checking the connection's user may receive it.
+    pub fn subscribe(&self, conn: &Arc<Conn>, topic_name: &str) -> SubscribeOutcome {
+        let Some(topic) = Topic::parse(topic_name) else {
+            return SubscribeOutcome::UnknownTopic;
+        };
+        if !topic.allows(&conn.user()) {
+            return SubscribeOutcome::Forbidden;
+        }
+        {
+            let mut mine = conn.topics.lock().unwrap_or_else(|e| e.into_inner());
+            if mine.iter().any(|t| t == topic_name) {
+                return SubscribeOutcome::Subscribed;
+            }
+            if mine.len() >= MAX_SUBSCRIPTIONS {
+                return SubscribeOutcome::TooMany;
+            }
+            mine.push(topic_name.to_string());
+        }
+        self.inner
+            .topics
+            .entry(topic_name.to_string())
+            .or_default()
+            .push(conn.clone());
+        SubscribeOutcome::Subscribed
+    }
+
+    /// Removes one subscription of a connection; whether it existed.
+    pub fn unsubscribe(&self, conn: &Conn, topic: &str) -> bool {
+        let had = {
+            let mut mine = conn.topics.lock().unwrap_or_else(|e| e.into_inner());
+            let before = mine.len();
+            mine.retain(|t| t != topic);
+            mine.len() != before
+        };
+        if had {
+            self.remove_subscriber(topic, conn.id);
+        }
+        had
+    }
+
+    /// Publishes an event: to this instance's subscribers at once, and to the other instances when
+    /// a bus is attached. Call it only after the transaction that allocated `seq` has committed.
+    pub fn publish<T: Serialize>(&self, topic: &Topic, seq: i64, kind: &str, data: &T) {
+        let name = topic.to_string();
+        let frame = encode(&name, seq, kind, data);
+        self.inner.stats.published.fetch_add(1, Ordering::Relaxed);
+        self.deliver_local(&name, &frame);
+        if let Some(bus) = self.inner.bus.get()
+            && !bus.send(&self.inner.instance, &name, &frame)
+        {
+            self.inner.stats.bus_dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Queues a frame for every local subscriber of `topic`; a subscriber whose queue is full is
+    /// closed as a slow consumer.
+    pub fn deliver_local(&self, topic: &str, frame: &Utf8Bytes) {
+        let Some(subs) = self.inner.topics.get(topic) else {
+            return;
+        };
+        let mut delivered = 0u64;
+        for c in subs.iter() {
+            match c.tx.try_send(frame.clone()) {
+                Ok(()) => delivered += 1,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    if !c.kill.is_cancelled() {
+                        self.inner
+                            .stats
+                            .slow_consumers
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
+                    c.close(close::SLOW_CONSUMER);
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => {}
+            }
+        }
+        self.inner
+            .stats
+            .delivered
+            .fetch_add(delivered, Ordering::Relaxed);
+    }
+
+    /// Tells every local connection to refetch what it shows (after events may have been lost,
+    /// e.g. when the cross-instance bus reconnected).
+    pub fn broadcast_resync(&self) {
+        let frame = encode("", 0, "resync", &serde_json::Value::Null);
+        for c in self.inner.conns.iter() {
+            if c.tx.try_send(frame.clone()).is_err() {
+                c.close(close::SLOW_CONSUMER);
+            }
+        }
+    }
+
+    /// Closes every connection with [`close::SHUTTING_DOWN`].
+    pub fn shutdown(&self) {
+        for c in self.inner.conns.iter() {
+            c.close(close::SHUTTING_DOWN);
+        }
+        self.inner.shutdown.cancel();
+    }
+
+    /// Authenticates again the session behind every open socket (see the module docs). Sessions
+    /// are checked once each, however many sockets share them.
+    pub async fn recheck(&self, state: &AppState) {
+        let mut by_session: HashMap<(String, String), Vec<Arc<Conn>>> = HashMap::new();
+        for c in self.inner.conns.iter() {
+            let u = c.user();
+            by_session
+                .entry((u.id, u.session_id))
+                .or_default()
+                .push(c.clone());
+        }
+        for ((user_id, session_id), conns) in by_session {
+            let fresh = match reauthenticate(state, &user_id, &session_id).await {
+                Ok(u) => u,
+                Err(e) => {
+                    // A database hiccup must not sign everyone out: keep the sockets until the next check.
+                    tracing::warn!(error = %e, "session re-check failed");
+                    continue;
+                }
+            };
+            for c in conns {
+                match &fresh {
+                    None => c.close(close::UNAUTHENTICATED),
+                    Some(u) => {
+                        *c.user.lock().unwrap_or_else(|e| e.into_inner()) = u.clone();
+                        let mine = c.topics.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                        for t in mine {
+                            if !Topic::parse(&t).is_some_and(|topic| topic.allows(u))
+                                && self.unsubscribe(&c, &t)
+                            {
+                                let frame = encode(
+                                    &t,
+                                    0,
+                                    "unsubscribed",
+                                    &serde_json::json!({"reason": "forbidden"}),
+                                );
+                                if c.tx.try_send(frame).is_err() {
+                                    c.close(close::SLOW_CONSUMER);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Loads the caller behind a session through [`crate::auth::authenticate`] (the one place where
+/// rights are established), with a short-lived token minted for that session: `None` when the
+/// session ended or the user is gone.
+async fn reauthenticate(
+    state: &AppState,
+    user_id: &str,
+    session_id: &str,
+) -> anyhow::Result<Option<AuthUser>> {
+    let token = state.keys.access_token(user_id, session_id)?;
+    let jar = axum_extra::extract::cookie::CookieJar::new().add(
+        axum_extra::extract::cookie::Cookie::new(crate::auth::ACCESS_COOKIE, token),
+    );
+    crate::auth::authenticate(state, &jar)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Starts the hub's background work: the periodic session re-check, and the Redis bus when
+/// `REDIS_URL` is set (connected before this returns, so the instance relays from its first
+/// request on).
+pub async fn start(state: &AppState) -> anyhow::Result<()> {
+    if let Some(url) = state
+        .config
+        .redis_url
+        .as_deref()
+        .filter(|u| !u.trim().is_empty())
+    {
+        let publisher = redis_bus::start(url, state.hub.clone()).await?;
+        state.hub.attach_bus(publisher);
+        tracing::info!("realtime events relayed through Redis");
+    }
+    let st = state.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(RECHECK_INTERVAL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = tick.tick() => st.hub.recheck(&st).await,
+                _ = st.hub.inner.shutdown.cancelled() => break,
+            }
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! Topic names and who may subscribe to them.
+//!
+//! | topic | events | who may subscribe |
+//! |---|---|---|
+//! | `client:{client_id}:board` | task board changes | the client's members, admins |
+//! | `client:{client_id}:files` | client file list changes | the client's members, admins |
+//! | `client:{client_id}:validations` | validation decisions | the client's members, admins |
+//! | `client:{client_id}:savings` | savings and dashboard figures | the client's members, admins |
+//! | `client:{client_id}:run:{run_id}` | progress of one processing run | the client's members, admins |
+//! | `admin:runs`, `admin:files`, `admin:dashboard` | admin-wide views | admins |
+//!
+//! A processing run's topic names its client so that the subscription check needs no lookup.
+
+use crate::auth::AuthUser;
+
+/// The per-client areas that have a topic.
+pub const CLIENT_AREAS: [&str; 4] = ["board", "files", "validations", "savings"];
+/// The admin-wide topics' areas.
+pub const ADMIN_AREAS: [&str; 3] = ["runs", "files", "dashboard"];
+/// Longest accepted topic name.
+pub const MAX_TOPIC_LEN: usize = 200;
+
+/// A parsed topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Topic {
+    /// One area of one client.
+    Client {
+        /// The client.
+        client_id: String,
+        /// One of [`CLIENT_AREAS`].
+        area: &'static str,
+    },
+    /// One processing run of a client.
+    Run {
+        /// The client owning the run.
+        client_id: String,
+        /// The run.
+        run_id: String,
+    },
+    /// An admin-wide topic.
+    Admin {
+        /// One of [`ADMIN_AREAS`].
+        area: &'static str,
+    },
+}
+
+fn valid_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+}
+
+impl Topic {
+    /// The board topic of a client.
+    pub fn board(client_id: &str) -> Topic {
+        Topic::Client {
+            client_id: client_id.to_string(),
+            area: "board",
+        }
+    }
+
+    /// Parses a topic name; `None` for anything that is not a known topic.
+    pub fn parse(s: &str) -> Option<Topic> {
+        if s.len() > MAX_TOPIC_LEN {
+            return None;
+        }
+        let parts: Vec<&str> = s.split(':').collect();
+        match parts.as_slice() {
+            ["client", id, area] if valid_id(id) => {
+                CLIENT_AREAS
+                    .iter()
+                    .find(|a| **a == *area)
+                    .map(|a| Topic::Client {
+                        client_id: id.to_string(),
+                        area: a,
+                    })
+            }
+            ["client", id, "run", run] if valid_id(id) && valid_id(run) => Some(Topic::Run {
+                client_id: id.to_string(),
+                run_id: run.to_string(),
+            }),
+            ["admin", area] => ADMIN_AREAS
+                .iter()
+                .find(|a| **a == *area)
+                .map(|a| Topic::Admin { area: a }),
+            _ => None,
+        }
+    }
+
+    /// Whether `user` may receive this topic's events: a client's topics go to its members and
+    /// admins, admin-wide topics to admins only.
+    pub fn allows(&self, user: &AuthUser) -> bool {
+        match self {
+            Topic::Client { client_id, .. } | Topic::Run { client_id, .. } => {
+                user.can_read_client(client_id)
+            }
+            Topic::Admin { .. } => user.is_admin(),
+        }
+    }
+}
+
+impl std::fmt::Display for Topic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Topic::Client { client_id, area } => write!(f, "client:{client_id}:{area}"),
+            Topic::Run { client_id, run_id } => write!(f, "client:{client_id}:run:{run_id}"),
+            Topic::Admin { area } => write!(f, "admin:{area}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Role;
+
+    fn user(role: Role, clients: &[&str]) -> AuthUser {
+        AuthUser {
+            id: "u".into(),
+            email: "u@x.example".into(),
+            role,
+            session_id: "s".into(),
+            clients: clients
+                .iter()
+                .map(|c| (c.to_string(), c.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn parses_and_prints_round_trip() {
+        for s in [
+            "client:abc-1:board",
+            "client:abc:run:r-9",
+            "admin:runs",
+            "client:x:savings",
+        ] {
+            assert_eq!(Topic::parse(s).unwrap().to_string(), s);
+        }
+        for s in [
+            "client:abc:other",
+            "admin:users",
+            "client::board",
+            "client:a b:board",
+            "board",
+            "client:a:run:",
+        ] {
+            assert!(Topic::parse(s).is_none(), "{s}");
+        }
+    }
+
+    #[test]
+    fn members_see_their_client_and_admins_everything() {
+        let a = Topic::parse("client:bank-a:board").unwrap();
+        let admin_topic = Topic::parse("admin:dashboard").unwrap();
+        assert!(a.allows(&user(Role::User, &["bank-a"])));
+        assert!(a.allows(&user(Role::Viewer, &["bank-a"])));
+        assert!(!a.allows(&user(Role::User, &["bank-b"])));
+        assert!(!a.allows(&user(Role::Approver, &[])));
+        assert!(a.allows(&user(Role::Admin, &[])));
+        assert!(admin_topic.allows(&user(Role::Admin, &[])));
+        assert!(!admin_topic.allows(&user(Role::Approver, &["bank-a"])));
+    }
+}
