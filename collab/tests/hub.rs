@@ -1,0 +1,494 @@
+//! Behaviour of the hub: protocol, read-only access, awareness, unloading, failures,
+//! slow consumers, compaction, group commit.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use collab::report::{SectionInit, initial_update};
+use collab::{Access, CloseReason, Hub, HubConfig, MemoryStore, close, protocol};
+use common::*;
+use yrs::{Text, Transact};
+
+fn config() -> HubConfig {
+    HubConfig {
+        idle_unload_after: Duration::from_secs(2),
+        ..HubConfig::default()
+    }
+}
+
+async fn hub_with_doc(cfg: HubConfig) -> (Hub, Arc<MemoryStore>) {
+    let store = Arc::new(MemoryStore::new());
+    let hub = Hub::new(store.clone(), cfg);
+    let sections = vec![
+        SectionInit {
+            id: "s0".into(),
+            title: "Executive Summary".into(),
+        },
+        SectionInit {
+            id: "s1".into(),
+            title: "Purpose".into(),
+        },
+    ];
+    hub.create_document("r1", initial_update(&sections))
+        .await
+        .unwrap();
+    (hub, store)
+}
+
+fn insert(text: &str, at: u32) -> impl FnOnce(&yrs::Doc) + '_ {
+    move |d| {
+        let t = d.get_or_insert_text("t");
+        let len = t.len(&d.transact());
+        t.insert(&mut d.transact_mut(), at.min(len), text);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn editors_sync_and_a_late_joiner_gets_the_state() {
+    let (hub, _store) = hub_with_doc(config()).await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    let mut b = Client::new("b", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    b.connect(&hub, "r1");
+    let mut clients = [a, b];
+    pump_until_quiet(&mut clients).await;
+    let [mut a, mut b] = clients;
+    // the initial report content reached both clients
+    assert_eq!(collab::report::sections_of(&a.doc).len(), 2);
+    assert_eq!(frag_len(&b.doc, "section:s1"), 1);
+
+    a.edit(insert("hello", 0));
+    b.edit(insert("world ", 0));
+    let mut clients = [a, b];
+    pump_until_quiet(&mut clients).await;
+    let [a, b] = clients;
+    assert_eq!(view(&a.doc), view(&b.doc));
+    assert_eq!(a.text().len(), 11);
+
+    let mut c = Client::new("c", Access::ReadWrite);
+    c.connect(&hub, "r1");
+    let mut clients = [c];
+    pump_until_quiet(&mut clients).await;
+    assert_eq!(view(&clients[0].doc), view(&a.doc));
+    let server = doc_of(&hub.document_state_v1("r1").await.unwrap());
+    assert_eq!(view(&server), view(&a.doc));
+}
+
+#[tokio::test(start_paused = true)]
+async fn first_frames_are_sync_step1_then_awareness_each_alone() {
+    let (hub, _store) = hub_with_doc(config()).await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    a.set_awareness(r#"{"user":"a"}"#);
+    settle(200).await;
+    let mut link = connect_raw(&hub, "r1", Access::ReadWrite);
+    settle(50).await;
+    let first = link.from_server.try_recv().unwrap();
+    assert_eq!(&first[..2], &[0, 0], "SyncStep1 first");
+    assert_eq!(protocol::decode_frame(&first).unwrap().len(), 1);
+    let second = link.from_server.try_recv().unwrap();
+    assert_eq!(
+        second[0], 1,
+        "then the awareness states, in their own frame"
+    );
+    assert_eq!(protocol::decode_frame(&second).unwrap().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn read_only_edits_are_dropped_and_answered_with_permission_denied() {
+    let (hub, store) = hub_with_doc(config()).await;
+    let mut editor = Client::new("editor", Access::ReadWrite);
+    let mut viewer = Client::new("viewer", Access::ReadOnly);
+    editor.connect(&hub, "r1");
+    viewer.connect(&hub, "r1");
+    let mut clients = [editor, viewer];
+    pump_until_quiet(&mut clients).await;
+    let [editor, mut viewer] = clients;
+    assert_eq!(
+        viewer.denied, 0,
+        "a viewer's empty SyncStep2 is not an edit"
+    );
+    let before = store.get("r1").unwrap();
+
+    viewer.edit(insert("sneaky", 0));
+    viewer.set_awareness(r#"{"user":"viewer"}"#);
+    let mut clients = [editor, viewer];
+    pump_until_quiet(&mut clients).await;
+    let [mut editor, viewer] = clients;
+    assert_eq!(viewer.denied, 1, "permission denied sent");
+    assert_eq!(editor.text(), "", "never relayed");
+    assert_eq!(store.get("r1").unwrap(), before, "never stored");
+    let server = doc_of(&hub.document_state_v1("r1").await.unwrap());
+    assert_eq!(view(&server), view(&editor.doc), "never applied");
+    assert_eq!(
+        editor.awareness_of(viewer.client_id()).as_deref(),
+        Some(r#"{"user":"viewer"}"#),
+        "a viewer's presence is relayed"
+    );
+
+    // the viewer still receives edits
+    editor.edit(insert("from editor", 0));
+    let mut clients = [editor, viewer];
+    pump_until_quiet(&mut clients).await;
+    assert!(clients[1].text().contains("from editor"));
+    assert_eq!(clients[1].denied, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn awareness_is_removed_when_its_connection_closes() {
+    let (hub, _store) = hub_with_doc(config()).await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    let mut b = Client::new("b", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    b.connect(&hub, "r1");
+    a.set_awareness(r#"{"cursor":1}"#);
+    let mut clients = [a, b];
+    pump_until_quiet(&mut clients).await;
+    let [mut a, b] = clients;
+    assert_eq!(
+        b.awareness_of(a.client_id()).as_deref(),
+        Some(r#"{"cursor":1}"#)
+    );
+    a.disconnect();
+    let mut clients = [b];
+    pump_until_quiet(&mut clients).await;
+    assert_eq!(
+        clients[0].awareness_of(a.client_id()).as_deref(),
+        Some("null"),
+        "removal broadcast"
+    );
+
+    // a newcomer gets no state for the departed client
+    let mut c = Client::new("c", Access::ReadWrite);
+    c.connect(&hub, "r1");
+    let mut cs = [c];
+    pump_until_quiet(&mut cs).await;
+    assert_eq!(cs[0].awareness_of(a.client_id()), None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn awareness_expires_after_thirty_seconds_without_renewal() {
+    let (hub, _store) = hub_with_doc(HubConfig {
+        idle_unload_after: Duration::from_secs(120),
+        ..config()
+    })
+    .await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    let mut b = Client::new("b", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    b.connect(&hub, "r1");
+    a.set_awareness(r#"{"cursor":1}"#);
+    b.set_awareness(r#"{"cursor":2}"#);
+    let mut clients = [a, b];
+    pump_until_quiet(&mut clients).await;
+    // b renews every 10 s, a never does (but stays connected: it sends empty keep-alives)
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        clients[1].set_awareness(r#"{"cursor":2}"#);
+        clients[0].send(Bytes::new());
+        clients[1].pump(usize::MAX);
+        clients[0].pump(usize::MAX);
+    }
+    settle(2000).await;
+    pump_until_quiet(&mut clients).await;
+    let (a_id, b_id) = (clients[0].client_id(), clients[1].client_id());
+    assert_eq!(
+        clients[1].awareness_of(a_id).as_deref(),
+        Some("null"),
+        "a expired and its removal broadcast"
+    );
+    assert_eq!(
+        clients[0].awareness_of(b_id).as_deref(),
+        Some(r#"{"cursor":2}"#),
+        "b renewed, still present"
+    );
+    assert!(
+        clients[0].connected(),
+        "expiry does not close the connection"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_documents_are_unloaded_after_flushing() {
+    let (hub, store) = hub_with_doc(config()).await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    a.edit(insert("kept", 0));
+    settle(100).await;
+    a.pump(usize::MAX);
+    assert!(hub.is_loaded("r1"));
+    a.disconnect();
+    settle(1000).await;
+    assert!(hub.is_loaded("r1"), "not before the idle delay");
+    settle(1500).await;
+    assert!(
+        !hub.is_loaded("r1"),
+        "unloaded within the idle delay plus one tick"
+    );
+    let stored = collab::doc_from_stored(&store.get("r1").unwrap()).unwrap();
+    assert_eq!(view(&stored), view(&a.doc));
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_documents_are_unloaded_even_when_the_store_fails() {
+    let (hub, store) = hub_with_doc(HubConfig {
+        store_attempts: 1000,
+        ..config()
+    })
+    .await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    settle(100).await;
+    store.set_fail_append(true);
+    a.edit(insert("lost in the store", 0));
+    settle(100).await;
+    a.disconnect();
+    // the flush on unload fails too: the document is unloaded anyway, within the limit
+    settle(2500 + 15_000).await;
+    assert!(!hub.is_loaded("r1"));
+    assert_eq!(hub.loaded_documents(), 0);
+
+    // the client still has its edit and resends it on reconnect once the store works again
+    store.set_fail_append(false);
+    a.connect(&hub, "r1");
+    let mut cs = [a];
+    pump_until_quiet(&mut cs).await;
+    settle(200).await;
+    let stored = collab::doc_from_stored(&store.get("r1").unwrap()).unwrap();
+    assert_eq!(view(&stored), view(&cs[0].doc));
+}
+
+#[tokio::test(start_paused = true)]
+async fn persistent_append_failure_closes_connections_and_unloads() {
+    let (hub, store) = hub_with_doc(config()).await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    settle(100).await;
+    store.set_fail_append(true);
+    a.edit(insert("x", 0));
+    settle(2000).await;
+    let link = a.link.take().unwrap();
+    assert!(link.handle.is_finished());
+    assert_eq!(link.handle.await.unwrap(), CloseReason::INTERNAL_ERROR);
+    settle(100).await;
+    assert!(!hub.is_loaded("r1"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_failed_load_refuses_the_connection_and_keeps_stored_content() {
+    let (hub, store) = hub_with_doc(config()).await;
+    let before = store.get("r1").unwrap();
+    store.set_fail_load(true);
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    a.edit(insert("must not overwrite", 0));
+    let link = a.link.take().unwrap();
+    assert_eq!(link.handle.await.unwrap(), CloseReason::INTERNAL_ERROR);
+    settle(100).await;
+    assert!(!hub.is_loaded("r1"), "unloaded");
+    assert_eq!(store.get("r1").unwrap(), before, "stored content untouched");
+    assert_eq!(store.stats().appends, 0);
+
+    store.set_fail_load(false);
+    let mut b = Client::new("b", Access::ReadWrite);
+    b.connect(&hub, "r1");
+    let mut cs = [b];
+    pump_until_quiet(&mut cs).await;
+    assert_eq!(
+        collab::report::sections_of(&cs[0].doc).len(),
+        2,
+        "content intact after recovery"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unknown_document_is_refused_with_not_found() {
+    let (hub, store) = hub_with_doc(config()).await;
+    let link = connect_raw(&hub, "nope", Access::ReadWrite);
+    assert_eq!(link.handle.await.unwrap(), CloseReason::NOT_FOUND);
+    assert!(store.get("nope").is_none(), "nothing created");
+    assert!(!hub.is_loaded("nope"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_consumer_is_disconnected() {
+    let (hub, _store) = hub_with_doc(HubConfig {
+        outbound_queue_frames: 8,
+        ..config()
+    })
+    .await;
+    let (_keep, stuck) = connect_stuck(&hub, "r1");
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    for i in 0..40 {
+        a.edit(insert(&format!("{i} "), 0));
+        settle(5).await;
+        a.pump(usize::MAX);
+    }
+    settle(100).await;
+    assert!(stuck.is_finished());
+    assert_eq!(stuck.await.unwrap().code, close::SLOW_CONSUMER);
+    assert!(a.connected(), "the fast client is unaffected");
+}
+
+#[tokio::test(start_paused = true)]
+async fn oversized_and_invalid_frames_close_the_connection() {
+    let (hub, _store) = hub_with_doc(HubConfig {
+        max_frame_bytes: 1024,
+        ..config()
+    })
+    .await;
+    let link = connect_raw(&hub, "r1", Access::ReadWrite);
+    link.to_server
+        .send(Ok(protocol::update(&vec![0u8; 2000])))
+        .unwrap();
+    assert_eq!(link.handle.await.unwrap().code, close::MESSAGE_TOO_LARGE);
+    let link = connect_raw(&hub, "r1", Access::ReadWrite);
+    link.to_server
+        .send(Ok(Bytes::from_static(&[0, 9, 9])))
+        .unwrap();
+    assert_eq!(link.handle.await.unwrap().code, close::INVALID_MESSAGE);
+    let link = connect_raw(&hub, "r1", Access::ReadWrite);
+    link.to_server
+        .send(Ok(protocol::update(&[1, 2, 3, 4, 5])))
+        .unwrap();
+    assert_eq!(
+        link.handle.await.unwrap().code,
+        close::INVALID_MESSAGE,
+        "an undecodable update"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_silent_connection_times_out() {
+    let (hub, _store) = hub_with_doc(HubConfig {
+        read_timeout: Duration::from_secs(5),
+        ..config()
+    })
+    .await;
+    let link = connect_raw(&hub, "r1", Access::ReadWrite);
+    settle(6000).await;
+    assert_eq!(link.handle.await.unwrap(), CloseReason::IDLE_TIMEOUT);
+}
+
+#[tokio::test(start_paused = true)]
+async fn compaction_keeps_the_state_and_shrinks_the_log() {
+    let (hub, store) = hub_with_doc(HubConfig {
+        compact_after_updates: 50,
+        ..config()
+    })
+    .await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    for i in 0..300u32 {
+        a.edit(insert("x", i % 7));
+        if i % 3 == 0 {
+            a.edit(|d| {
+                let t = d.get_or_insert_text("t");
+                t.remove_range(&mut d.transact_mut(), 0, 1);
+            });
+        }
+        settle(3).await;
+    }
+    let mut cs = [a];
+    pump_until_quiet(&mut cs).await;
+    settle(500).await;
+    let size = store.size("r1").unwrap();
+    assert!(store.stats().compactions >= 1, "compacted");
+    assert!(size.snapshot_bytes > 0);
+    assert!(size.log_entries <= 60, "log shrank to the tail: {size:?}");
+    let stored = collab::doc_from_stored(&store.get("r1").unwrap()).unwrap();
+    assert_eq!(view(&stored), view(&cs[0].doc));
+    assert_eq!(state_vector(&stored), state_vector(&cs[0].doc));
+
+    // a fresh hub on the same store serves the same state
+    let fresh = Hub::new(store.clone(), config());
+    let again = doc_of(&fresh.document_state_v1("r1").await.unwrap());
+    assert_eq!(view(&again), view(&cs[0].doc));
+}
+
+#[tokio::test(start_paused = true)]
+async fn updates_are_relayed_before_commit_and_written_in_batches() {
+    let (hub, store) = hub_with_doc(config()).await;
+    store.set_latency(Duration::from_millis(15));
+    let mut a = Client::new("a", Access::ReadWrite);
+    let mut b = Client::new("b", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    b.connect(&hub, "r1");
+    let mut cs = [a, b];
+    pump_until_quiet(&mut cs).await;
+    let [mut a, mut b] = cs;
+    let appends_before = store.stats().appends;
+    for _ in 0..100 {
+        a.edit(insert("z", 0));
+    }
+    settle(1).await;
+    b.pump(usize::MAX);
+    assert_eq!(
+        b.text().len(),
+        100,
+        "relayed at once, before the store answered"
+    );
+    settle(200).await;
+    let s = store.stats();
+    assert!(
+        s.appends - appends_before <= 3,
+        "group commit: {} appends for 100 updates",
+        s.appends - appends_before
+    );
+    let stored = collab::doc_from_stored(&store.get("r1").unwrap()).unwrap();
+    assert_eq!(view(&stored), view(&a.doc));
+}
+
+#[tokio::test(start_paused = true)]
+async fn server_updates_are_applied_relayed_and_stored() {
+    let (hub, store) = hub_with_doc(config()).await;
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    let mut cs = [a];
+    pump_until_quiet(&mut cs).await;
+    let server_side = doc_of(&hub.document_state_v1("r1").await.unwrap());
+    let before = yrs::ReadTxn::state_vector(&server_side.transact());
+    {
+        let t = server_side.get_or_insert_text("t");
+        t.insert(&mut server_side.transact_mut(), 0, "generated");
+    }
+    let update = yrs::ReadTxn::encode_diff_v1(&server_side.transact(), &before);
+    hub.apply_update("r1", update).await.unwrap();
+    pump_until_quiet(&mut cs).await;
+    assert_eq!(cs[0].text(), "generated");
+    settle(100).await;
+    let stored = collab::doc_from_stored(&store.get("r1").unwrap()).unwrap();
+    assert_eq!(view(&stored), view(&cs[0].doc));
+    assert!(
+        hub.apply_update("r1", vec![9, 9, 9]).await.is_err(),
+        "garbage is refused"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn shutdown_closes_connections_and_flushes() {
+    let (hub, store) = hub_with_doc(config()).await;
+    store.set_latency(Duration::from_millis(50));
+    let mut a = Client::new("a", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    settle(200).await;
+    a.pump(usize::MAX);
+    a.edit(insert("last words", 0));
+    settle(1).await;
+    hub.shutdown().await;
+    let link = a.link.take().unwrap();
+    assert_eq!(link.handle.await.unwrap(), CloseReason::SHUTTING_DOWN);
+    let stored = collab::doc_from_stored(&store.get("r1").unwrap()).unwrap();
+    assert_eq!(view(&stored), view(&a.doc));
+    assert_eq!(
+        connect_raw(&hub, "r1", Access::ReadWrite)
+            .handle
+            .await
+            .unwrap(),
+        CloseReason::SHUTTING_DOWN
+    );
+}
