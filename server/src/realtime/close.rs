@@ -1,5 +1,5 @@
 //! WebSocket close codes of the event socket (`/api/ws`), defined once here and mirrored in
-//! `web/src/lib/close-codes.ts`; change both together. The values are the same as those of the
+//! `web/src/lib/event-close-codes.ts`; change both together. The values are the same as those of the
 //! collaborative-document socket: private-use range 4000-4999, `code - 4000` reads like the
 //! matching HTTP status.
 

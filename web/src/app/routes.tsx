@@ -45,6 +45,7 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, element: <Navigate to={paths.client.home.getHref()} replace /> },
               { path: paths.client.home.path, lazy: () => import('./routes/client/home') },
+              { path: paths.client.board.path, lazy: () => import('./routes/client/board') },
             ],
           },
         ],

@@ -1,6 +1,8 @@
 import type { Role } from '@/api/types/Role'
 import { LayoutDashboard, Home, type LucideIcon } from 'lucide-react'
 
+import { KanbanSquare } from 'lucide-react'
+
 import { paths } from './paths'
 
 export type NavItem = { label: string; href: string; icon: LucideIcon }
@@ -22,7 +24,10 @@ export const adminNavigation: NavGroup[] = [
 export const clientNavigation: NavGroup[] = [
   {
     label: 'Navigation',
-    items: [{ label: 'Home', href: paths.client.home.getHref(), icon: Home }],
+    items: [
+      { label: 'Home', href: paths.client.home.getHref(), icon: Home },
+      { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare },
+    ],
   },
 ]
 

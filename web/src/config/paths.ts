@@ -23,6 +23,7 @@ export const paths = {
   client: {
     root: { path: '/client', getHref: () => '/client' },
     home: { path: '/client/home', getHref: () => '/client/home' },
+    board: { path: '/client/board', getHref: () => '/client/board' },
   },
 } as const
 

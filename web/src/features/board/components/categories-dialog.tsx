@@ -1,0 +1,54 @@
+import type { Category } from '@/api/types/Category'
+import { Trash2 } from 'lucide-react'
+import { useState, type FormEvent } from 'react'
+
+import { Button } from '@/components/ui/button'
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog'
+import { Input } from '@/components/ui/input'
+
+type Props = {
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  categories: Category[]
+  onCreate: (name: string) => Promise<boolean>
+  onDelete: (category: Category) => void
+}
+
+/** Manage Categories: the default categories (never deletable) and the client's own. */
+export function CategoriesDialog({ open, onOpenChange, categories, onCreate, onDelete }: Props) {
+  const [name, setName] = useState('')
+  async function submit(e: FormEvent) {
+    e.preventDefault()
+    if (name.trim() === '') return
+    if (await onCreate(name.trim())) setName('')
+  }
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>Manage Categories</DialogTitle>
+          <DialogDescription>Default categories are shared by every client and cannot be deleted.</DialogDescription>
+        </DialogHeader>
+        <form className="flex gap-2" onSubmit={submit}>
+          <Input placeholder="New category name" aria-label="New category name" value={name} onChange={(e) => setName(e.target.value)} />
+          <Button type="submit" disabled={name.trim() === ''}>
+            Add
+          </Button>
+        </form>
+        <ul className="max-h-72 divide-y divide-slate-100 overflow-y-auto">
+          {categories.map((c) => (
+            <li key={c.id} className="flex items-center justify-between py-2 text-sm">
+              <span>
+                {c.name}
+                {c.is_default ? <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-500">Default</span> : null}
+              </span>
+              <Button variant="ghost" size="icon" className="size-8 text-red-600" aria-label={`Delete category ${c.name}`} onClick={() => onDelete(c)}>
+                <Trash2 />
+              </Button>
+            </li>
+          ))}
+        </ul>
+      </DialogContent>
+    </Dialog>
+  )
+}

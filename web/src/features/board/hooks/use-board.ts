@@ -1,0 +1,37 @@
+import type { Board } from '@/api/types/Board'
+import type { BoardPatch } from '@/api/types/BoardPatch'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+
+import { boardTopic, useRealtimeTopic } from '@/lib/realtime'
+
+import { boardApi } from '../api/board-api'
+import { applyPatch } from '../utils/board-model'
+
+export const boardKey = (clientId: string) => ['board', clientId] as const
+
+/**
+ * The client's board, kept live: events patch the cached board in sequence; a gap, a reconnect or
+ * a server resync refetches it.
+ */
+export function useBoard(clientId: string | null) {
+  const queryClient = useQueryClient()
+  const query = useQuery({
+    queryKey: boardKey(clientId ?? ''),
+    queryFn: boardApi.get,
+    enabled: clientId !== null,
+    // Live: the cache is kept current by events, never by polling or focus refetches.
+    staleTime: Infinity,
+  })
+  useRealtimeTopic(clientId ? boardTopic(clientId) : null, {
+    onEvent: (frame) => {
+      if (!clientId) return
+      queryClient.setQueryData<Board>(boardKey(clientId), (board) =>
+        board ? applyPatch(board, frame.data as unknown as BoardPatch, frame.seq) : board,
+      )
+    },
+    onResync: () => {
+      if (clientId) void queryClient.invalidateQueries({ queryKey: boardKey(clientId) })
+    },
+  })
+  return query
+}
