@@ -81,6 +81,7 @@ fn hand_computed_cases() {
     };
     let mut failures = Vec::new();
     let mut count = 0;
+    let mut other_refdata: std::collections::HashMap<String, Arc<RefData>> = Default::default();
     for rec in rdr.records() {
         let rec = rec.expect("record");
         let get = |name: &str| rec.get(col(name)).unwrap_or("");
@@ -95,7 +96,17 @@ fn hand_computed_cases() {
         if !get("client_country").is_empty() {
             ctx.client_country = get("client_country").to_string();
         }
-        let engine = Engine::new(rules, Arc::clone(&refdata), ctx);
+        // A case may name another reference directory under fixtures/rules/ (a short layout, a
+        // list without some entity); missing files there fall back to the built-in lists.
+        let case_refdata = match get("refdata") {
+            "" => Arc::clone(&refdata),
+            dir => Arc::clone(other_refdata.entry(dir.to_string()).or_insert_with(|| {
+                Arc::new(
+                    RefData::load_dir(&fixtures().join(dir)).expect("case reference data loads"),
+                )
+            })),
+        };
+        let engine = Engine::new(rules, case_refdata, ctx);
         let lever = Lever::parse(get("lever")).expect("lever");
         let maturity_date = match get("maturity_date") {
             "" => None,

@@ -198,10 +198,11 @@ pub(super) fn public_entities_from_str(
     Ok(out)
 }
 
-/// Reads `mdb.csv` (or the `mdb_io_list.csv` layout).
-pub(super) fn mdb_from_path(path: &Path) -> Result<Vec<MdbEntity>> {
+/// Reads `mdb.csv` (or the `mdb_io_list.csv` layout) and says, row by row, whether the file stated the CRR article
+/// (`crr_article`) or only the Art. 117(2) flag.
+pub(super) fn mdb_from_path_with_articles(path: &Path) -> Result<(Vec<MdbEntity>, Vec<bool>)> {
     let text = read_text(path, "MDB")?;
-    mdb_from_str(&text, &file_label(path))
+    mdb_from_str_with_articles(&text, &file_label(path))
 }
 
 /// Removes parenthetical remarks: "IDB (ambiguous with IsDB)" gives "IDB".
@@ -232,6 +233,10 @@ fn strip_parens(s: &str) -> (String, Vec<String>) {
 }
 
 pub(super) fn mdb_from_str(text: &str, label: &str) -> Result<Vec<MdbEntity>> {
+    Ok(mdb_from_str_with_articles(text, label)?.0)
+}
+
+fn mdb_from_str_with_articles(text: &str, label: &str) -> Result<(Vec<MdbEntity>, Vec<bool>)> {
     let sh = Sheet::parse(text, label, "MDB")?;
     let c_name = sh
         .col(&["legal_name", "full_name", "full_legal_name", "name"])
@@ -253,6 +258,7 @@ pub(super) fn mdb_from_str(text: &str, label: &str) -> Result<Vec<MdbEntity>> {
         });
     }
     let mut out = Vec::with_capacity(sh.rows.len());
+    let mut stated = Vec::with_capacity(sh.rows.len());
     for (line, rec) in &sh.rows {
         let line = *line;
         let listed = match c_listed {
@@ -266,6 +272,7 @@ pub(super) fn mdb_from_str(text: &str, label: &str) -> Result<Vec<MdbEntity>> {
         };
         let art = field(rec, c_art).replace(' ', "").to_ascii_lowercase();
         let art = art.trim_start_matches("art.").trim_start_matches("art");
+        stated.push(!art.is_empty());
         let kind = match art {
             "117(2)" => MdbKind::Listed117_2,
             "117(1)" => MdbKind::Other117_1,
@@ -312,7 +319,7 @@ pub(super) fn mdb_from_str(text: &str, label: &str) -> Result<Vec<MdbEntity>> {
             entity_cqs: parse_cqs(&sh, line, "entity_cqs", field(rec, c_cqs))?,
         });
     }
-    Ok(out)
+    Ok((out, stated))
 }
 
 /// Reads `institutions.csv`.

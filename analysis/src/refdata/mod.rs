@@ -714,6 +714,34 @@ impl fmt::Display for Sources {
     }
 }
 
+/// A file in the short `mdb.csv` layout (only the Art. 117(2) flag, no `crr_article`) cannot
+/// say that an entry is the ECB (Art. 114(3)) or an Art. 118 international organisation; read
+/// as "not listed" they would fall to the Art. 117(1) tables. Such entries are recognised in
+/// the built-in list, by LEI, then by legal name or acronym, and take its article. An article
+/// stated in the file is always kept.
+fn adopt_builtin_articles(entities: &mut [MdbEntity], stated: &[bool], builtin: &MdbList) {
+    for (e, stated) in entities.iter_mut().zip(stated) {
+        if *stated {
+            continue;
+        }
+        let found = e.lei.as_ref().and_then(|l| builtin.by_lei(l)).or_else(|| {
+            std::iter::once(e.legal_name.as_str())
+                .chain(e.acronym.split(';'))
+                .map(str::trim)
+                .filter(|n| !n.is_empty() && *n != "-")
+                .find_map(|n| match builtin.by_name(n) {
+                    NameMatch::Found(b) => Some(b),
+                    _ => None,
+                })
+        });
+        if let Some(b) = found
+            && matches!(b.kind, MdbKind::Ecb114_3 | MdbKind::InternationalOrg118)
+        {
+            e.kind = b.kind;
+        }
+    }
+}
+
 const MDB_IO_CSV: &str = include_str!("../../data/refdata/mdb_io_list.csv");
 const SOVEREIGNS_CSV: &str = include_str!("../../data/refdata/sovereigns.csv");
 
@@ -726,6 +754,12 @@ impl RefData {
             Ok(r) => r,
             Err(e) => panic!("shipped reference data is invalid: {e}"),
         }
+    }
+
+    /// The built-in MDB and international-organisation list (of [`RefData::builtin_shared`]).
+    pub fn builtin_mdb() -> &'static MdbList {
+        static SHARED: OnceLock<Arc<RefData>> = OnceLock::new();
+        &SHARED.get_or_init(RefData::builtin_shared).mdb
     }
 
     /// One process-wide copy of [`RefData::builtin`].
@@ -787,7 +821,11 @@ impl RefData {
             None => builtin.rgla.clone(),
         };
         let mdb = match file("mdb.csv") {
-            Some(p) => MdbList::new(load::mdb_from_path(&p)?, Source::File(p))?,
+            Some(p) => {
+                let (mut entities, stated) = load::mdb_from_path_with_articles(&p)?;
+                adopt_builtin_articles(&mut entities, &stated, &builtin.mdb);
+                MdbList::new(entities, Source::File(p))?
+            }
             None => builtin.mdb.clone(),
         };
         let institutions = match file("institutions.csv") {

@@ -1054,12 +1054,11 @@ impl Engine {
             );
         };
         let mut flags = Flags::NONE;
-        // Art. 114(3): the ECB, by LEI or name.
-        let ecb = {
-            let by_lei = Lei::parse(row.lei)
-                .ok()
-                .and_then(|l| self.refdata.mdb().by_lei(&l));
-            let by_name = || match self.refdata.mdb().by_name(row.legal_name) {
+        // Art. 114(3): the ECB, by LEI or name; in the built-in list too when the loaded MDB
+        // list does not hold it (the ECB is an institution of the Union, not client data).
+        let find_ecb = |list: &'a crate::refdata::MdbList| {
+            let by_lei = Lei::parse(row.lei).ok().and_then(|l| list.by_lei(&l));
+            let by_name = || match list.by_name(row.legal_name) {
                 NameMatch::Found(e) => Some(e),
                 _ => None,
             };
@@ -1067,6 +1066,14 @@ impl Engine {
                 .or_else(by_name)
                 .filter(|e| e.kind == MdbKind::Ecb114_3)
         };
+        let ecb = find_ecb(self.refdata.mdb()).or_else(|| {
+            let builtin = crate::refdata::RefData::builtin_mdb();
+            if std::ptr::eq(builtin, self.refdata.mdb()) {
+                None
+            } else {
+                find_ecb(builtin)
+            }
+        });
         if let Some(e) = ecb {
             if let Some((rw, t)) = self
                 .t(Slot::SovEcb)
