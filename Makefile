@@ -44,7 +44,7 @@ test: test-rust test-web test-e2e
 
 # Rust tests; regenerates the web app's wire types (ts-rs) and, in CI, fails if they were stale.
 test-rust:
-	cargo test --workspace --all-targets
+	cargo test --workspace
 	@if [ -n "$$CI" ] && [ -n "$$(git status --porcelain web/src/api/types)" ]; then \
 	  echo "web/src/api/types is stale: run 'make types' and commit it"; git status --porcelain web/src/api/types; exit 1; fi
 
@@ -66,7 +66,7 @@ test-e2e: chromium web-build
 
 # PostgreSQL and Redis must be up (see .ci/run for the commands that start them).
 test-scale: clean-test-dbs
-	TEST_DATABASE_URL=$(PG_URL) TEST_REDIS_URL=$(REDIS) cargo test -p server --all-targets -- --include-ignored
+	TEST_DATABASE_URL=$(PG_URL) TEST_REDIS_URL=$(REDIS) cargo test -p server -- --include-ignored
 	$(MAKE) clean-test-dbs
 
 clean-test-dbs:
