@@ -17,6 +17,7 @@ pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod db;
+pub mod docs;
 pub mod error;
 pub mod mail;
 pub mod realtime;
@@ -39,11 +40,13 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         None => load_or_create_secret(&config.data_dir)?,
     };
     let mailer = mail::Mailer::new(config.smtp_url.as_deref(), &config.mail_from)?;
+    let collab = docs::build_hub(&config, &db).await?;
     let state = AppState {
         db,
         keys: Arc::new(auth::tokens::Keys::new(&secret)),
         limits: auth::ratelimit::RateLimits::default(),
         mailer,
+        collab,
         config: Arc::new(config),
         hub: realtime::Hub::new(),
     };
@@ -105,11 +108,14 @@ pub async fn serve(state: AppState) -> anyhow::Result<()> {
         let _ = tcp.set_nodelay(true);
     });
     let hub = state.hub.clone();
+    let collab = state.collab.clone();
     tracing::info!("listening on http://{local}");
     println!("Capital Optimization Portal listening on http://{local}");
     axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
+            // Close document connections and flush their pending writes before the server stops.
+            collab.shutdown().await;
             hub.shutdown();
         })
         .await?;

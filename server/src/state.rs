@@ -22,6 +22,8 @@ pub struct AppState {
     pub limits: RateLimits,
     /// Outgoing mail.
     pub mailer: Mailer,
+    /// Live collaborative documents (`/api/collab/{reportId}`).
+    pub collab: collab::Hub,
     /// The realtime event hub (`/api/ws`).
     pub hub: Hub,
 }

@@ -18,8 +18,10 @@ use crate::state::AppState;
 pub mod admin;
 pub mod auth;
 pub mod board;
+pub mod collab_ws;
 pub mod dashboard;
 pub mod invitations;
+pub mod reports;
 pub mod waitlist;
 
 /// The OpenAPI description of the API, served at `/api/openapi.json`.
@@ -32,6 +34,8 @@ pub mod waitlist;
         auth::accept_terms, auth::change_password,
         invitations::create_invitation, invitations::get_invitation, invitations::accept_invitation,
         waitlist::join_waitlist, dashboard::get_metrics, admin::list_outbox, admin::set_user_role,
+        reports::list_reports, reports::get_report, reports::create_report, reports::update_report, reports::delete_report,
+        reports::get_draft_limit, reports::list_folders, reports::create_folder, reports::delete_folder,
         board::get_board, board::create_column, board::rename_column, board::move_column, board::create_task,
         board::update_task, board::delete_task, board::move_task, board::create_category, board::delete_category,
     ),
@@ -49,6 +53,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .merge(waitlist::router())
         .merge(dashboard::router())
         .merge(admin::router())
+        .merge(reports::router())
+        .merge(collab_ws::router())
         .merge(board::router())
         .merge(crate::realtime::ws::router())
         .fallback(|| async { ApiError::NotFound { code: "not_found", message: "No such endpoint".into() } })

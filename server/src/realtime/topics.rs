@@ -6,6 +6,7 @@
 //! | `client:{client_id}:files` | client file list changes | the client's members, admins |
 //! | `client:{client_id}:validations` | validation decisions | the client's members, admins |
 //! | `client:{client_id}:savings` | savings and dashboard figures | the client's members, admins |
+//! | `client:{client_id}:reports` | report list changes (reports and folders) | the client's members, admins |
 //! | `client:{client_id}:run:{run_id}` | progress of one processing run | the client's members, admins |
 //! | `admin:runs`, `admin:files`, `admin:dashboard` | admin-wide views | admins |
 //!
@@ -14,7 +15,7 @@
 use crate::auth::AuthUser;
 
 /// The per-client areas that have a topic.
-pub const CLIENT_AREAS: [&str; 4] = ["board", "files", "validations", "savings"];
+pub const CLIENT_AREAS: [&str; 5] = ["board", "files", "validations", "savings", "reports"];
 /// The admin-wide topics' areas.
 pub const ADMIN_AREAS: [&str; 3] = ["runs", "files", "dashboard"];
 /// Longest accepted topic name.

@@ -8,4 +8,5 @@ mod auth;
 mod board;
 mod invitations;
 mod realtime;
+mod reports;
 mod waitlist;

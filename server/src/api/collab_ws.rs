@@ -1,0 +1,106 @@
+//! `GET /api/collab/{reportId}`: the WebSocket of a report's collaborative document, speaking
+//! y-protocols exactly (the stock `y-websocket` 3.x provider connects to
+//! `ws(s)://host/api/collab` with the report id as its room).
+//!
+//! Authorisation happens before the document is touched, from the session cookie (a browser sends
+//! it on a same-origin socket; other clients send a `Cookie` header). No secret travels in the
+//! URL. A cross-site Origin is refused before the upgrade. Everything else is answered by
+//! upgrading and closing with a code of `collab::close` (mirrored in `web/src/lib/close-codes.ts`),
+//! so the client can tell "sign in again" from "not yours":
+//! - no valid session: 4401;
+//! - no such report: 4404; a report of a client the caller is not a member of: 4403;
+//! - members of the report's client and admins edit; viewers read only (the hub drops their sync
+//!   updates and answers with the protocol's permission-denied message).
+//!
+//! This module only adapts axum's socket: the protocol, the document and its persistence belong
+//! to `collab::Hub`.
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use axum_extra::extract::cookie::CookieJar;
+use bytes::Bytes;
+use collab::close::{self, CloseReason};
+use collab::Access;
+use futures_util::{SinkExt, StreamExt};
+
+use crate::auth::{authenticate, Role};
+use crate::db::reports;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Socket read and write buffer sizes (small buffers keep an idle connection cheap).
+const SOCKET_BUFFER: usize = 8 * 1024;
+
+/// Routes.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/collab/{report_id}", get(collab_socket))
+}
+
+/// Refused before reaching the document: no session.
+const UNAUTHENTICATED: CloseReason = CloseReason { code: close::UNAUTHENTICATED, reason: "authentication required" };
+/// Refused before reaching the document: the report belongs to another client.
+const FORBIDDEN: CloseReason = CloseReason { code: close::FORBIDDEN, reason: "access denied" };
+
+/// What the caller may do with the report, or why it is refused.
+async fn decide(state: &AppState, headers: &HeaderMap, report_id: &str) -> Result<Access, CloseReason> {
+    let jar = CookieJar::from_headers(headers);
+    let user = match authenticate(state, &jar).await {
+        Ok(Some(user)) => user,
+        Ok(None) => return Err(UNAUTHENTICATED),
+        Err(e) => {
+            tracing::error!(error = %e, "collab socket: authentication failed");
+            return Err(CloseReason::INTERNAL_ERROR);
+        }
+    };
+    let client_id = match reports::client_of(&state.db.pool, report_id).await {
+        Ok(Some(c)) => c,
+        Ok(None) => return Err(CloseReason::NOT_FOUND),
+        Err(e) => {
+            tracing::error!(error = %e, "collab socket: report lookup failed");
+            return Err(CloseReason::INTERNAL_ERROR);
+        }
+    };
+    if !user.can_read_client(&client_id) {
+        return Err(FORBIDDEN);
+    }
+    Ok(if user.role == Role::Viewer { Access::ReadOnly } else { Access::ReadWrite })
+}
+
+/// Opens the collaborative document of a report.
+pub async fn collab_socket(State(state): State<AppState>, Path(report_id): Path<String>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
+    if !crate::api::origin_allowed(&state, &headers) {
+        return ApiError::Forbidden("Cross-site WebSocket refused".into()).into_response();
+    }
+    let decision = decide(&state, &headers, &report_id).await;
+    let max = state.collab.config().max_frame_bytes;
+    ws.read_buffer_size(SOCKET_BUFFER)
+        .write_buffer_size(SOCKET_BUFFER)
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| serve(state, socket, report_id, decision))
+}
+
+async fn serve(state: AppState, socket: WebSocket, report_id: String, decision: Result<Access, CloseReason>) {
+    let (mut tx, rx) = socket.split();
+    let why = match decision {
+        Err(refused) => refused,
+        Ok(access) => {
+            let rx = rx.filter_map(|m| async move {
+                match m {
+                    Ok(Message::Binary(b)) => Some(Ok(b)),
+                    // Pings, pongs and text count as activity only.
+                    Ok(Message::Ping(_) | Message::Pong(_) | Message::Text(_)) => Some(Ok(Bytes::new())),
+                    Ok(Message::Close(_)) => None,
+                    Err(e) => Some(Err(e)),
+                }
+            });
+            let mut frames = (&mut tx).with(|b: Bytes| std::future::ready(Ok::<_, axum::Error>(Message::Binary(b))));
+            state.collab.serve_connection(&report_id, access, Box::pin(rx), &mut frames).await
+        }
+    };
+    let _ = tx.send(Message::Close(Some(CloseFrame { code: why.code, reason: why.reason.into() }))).await;
+}
