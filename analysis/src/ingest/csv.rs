@@ -16,6 +16,7 @@ struct Latin1Reader<R> {
     pos: usize,
     len: usize,
     eof: bool,
+    done: bool,
 }
 
 impl<R: Read> Latin1Reader<R> {
@@ -27,6 +28,7 @@ impl<R: Read> Latin1Reader<R> {
             pos: 0,
             len: 0,
             eof: false,
+            done: false,
         }
     }
 }
@@ -45,17 +47,24 @@ impl<R: Read> Read for Latin1Reader<R> {
             return Ok(k);
         }
         loop {
+            // The decoder must not be called again once it has seen the end of the input.
+            if self.done {
+                return Ok(0);
+            }
             if self.pos == self.len && !self.eof {
                 let n = self.inner.read(&mut self.buf)?;
                 self.pos = 0;
                 self.len = n;
                 self.eof = n == 0;
             }
-            let (_, read, written, _) =
+            let (result, read, written, _) =
                 self.decoder
                     .decode_to_utf8(&self.buf[self.pos..self.len], out, self.eof);
             self.pos += read;
-            if written > 0 || (self.eof && self.pos == self.len) {
+            if self.eof && self.pos == self.len && result == encoding_rs::CoderResult::InputEmpty {
+                self.done = true;
+            }
+            if written > 0 || self.done {
                 return Ok(written);
             }
         }
@@ -78,7 +87,7 @@ where
     let mut head = vec![0u8; SNIFF_BYTES];
     let n = read_up_to(&mut reader, &mut head).map_err(io)?;
     head.truncate(n);
-    let Some(encoding) = sniff_encoding(&head) else {
+    let Some(encoding) = sniff_encoding(&head, n < SNIFF_BYTES) else {
         return Err(IngestError::CsvFailed(
             "UTF-16 text is not supported; save the file as CSV UTF-8".into(),
         )
@@ -316,6 +325,16 @@ mod tests {
         assert_eq!(p.info.delimiter, Some(';'));
         assert_eq!(p.info.encoding, Some(TextEncoding::Utf8Bom));
         assert_eq!(p.rows, vec![vec!["1.234,5", "20%"]]);
+    }
+
+    #[test]
+    fn latin1_without_final_newline() {
+        // Found by fuzzing: the decoder was called again after the end of the input.
+        let p =
+            read(b"Exposure_ID,rospeEux_Amount,uCrrent_`isk_Weigh\xe3osure_Amout_`is").unwrap_err();
+        assert_eq!(p, IngestError::NoCsvData);
+        let p = read(b"A,B\n1,\xe3").unwrap();
+        assert_eq!(p.rows, vec![vec!["1", "ã"]]);
     }
 
     #[test]

@@ -18,9 +18,10 @@ pub enum TextEncoding {
 pub const SNIFF_BYTES: usize = 1 << 20;
 
 /// Detects the encoding: a UTF-8 BOM means UTF-8; otherwise the sample is UTF-8 if it decodes as
-/// UTF-8 (a multi-byte character cut at the end of the sample is allowed), else Latin-1.
-/// `UTF-16` byte-order marks are reported as unsupported by returning `None`.
-pub fn sniff_encoding(sample: &[u8]) -> Option<TextEncoding> {
+/// UTF-8 (a multi-byte character cut at the end of the sample is allowed unless the sample is
+/// the whole file), else Latin-1. `UTF-16` byte-order marks are reported as unsupported by
+/// returning `None`.
+pub fn sniff_encoding(sample: &[u8], whole_file: bool) -> Option<TextEncoding> {
     if sample.starts_with(b"\xEF\xBB\xBF") {
         return Some(TextEncoding::Utf8Bom);
     }
@@ -29,7 +30,7 @@ pub fn sniff_encoding(sample: &[u8]) -> Option<TextEncoding> {
     }
     match std::str::from_utf8(sample) {
         Ok(_) => Some(TextEncoding::Utf8),
-        Err(e) if e.error_len().is_none() => Some(TextEncoding::Utf8),
+        Err(e) if e.error_len().is_none() && !whole_file => Some(TextEncoding::Utf8),
         Err(_) => Some(TextEncoding::Latin1),
     }
 }
@@ -104,22 +105,16 @@ mod tests {
 
     #[test]
     fn encodings() {
-        assert_eq!(sniff_encoding(b"a,b\n1,2\n"), Some(TextEncoding::Utf8));
-        assert_eq!(
-            sniff_encoding(b"\xEF\xBB\xBFa,b\n"),
-            Some(TextEncoding::Utf8Bom)
-        );
-        assert_eq!(
-            sniff_encoding(b"Ponderaci\xf3n;b\n"),
-            Some(TextEncoding::Latin1)
-        );
-        assert_eq!(
-            sniff_encoding("Ponderación".as_bytes()),
-            Some(TextEncoding::Utf8)
-        );
-        // A character cut by the end of the sample is still UTF-8.
-        assert_eq!(sniff_encoding(b"ab\xc3"), Some(TextEncoding::Utf8));
-        assert_eq!(sniff_encoding(b"\xFF\xFEa\x00"), None);
+        let e = |s: &[u8], whole: bool| sniff_encoding(s, whole);
+        assert_eq!(e(b"a,b\n1,2\n", true), Some(TextEncoding::Utf8));
+        assert_eq!(e(b"\xEF\xBB\xBFa,b\n", true), Some(TextEncoding::Utf8Bom));
+        assert_eq!(e(b"Ponderaci\xf3n;b\n", true), Some(TextEncoding::Latin1));
+        assert_eq!(e("Ponderación".as_bytes(), true), Some(TextEncoding::Utf8));
+        // A character cut by the end of a partial sample is still UTF-8; at the end of the
+        // whole file it is Latin-1.
+        assert_eq!(e(b"ab\xc3", false), Some(TextEncoding::Utf8));
+        assert_eq!(e(b"ab\xc3", true), Some(TextEncoding::Latin1));
+        assert_eq!(e(b"\xFF\xFEa\x00", true), None);
     }
 
     #[test]
