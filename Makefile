@@ -13,7 +13,7 @@ RELEASE_BIN := $(CARGO_TARGET_DIR)/release/capopt
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
-.PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-scale check fmt types \
+.PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale check fmt types \
         chromium services bench-analysis load-events load-collab clean-test-dbs
 
 help:
@@ -40,7 +40,7 @@ run: build
 	WEB_DIST=web/dist $(RELEASE_BIN) serve
 
 ## --- tests -----------------------------------------------------------------
-test: test-rust test-web test-e2e
+test: test-rust test-web test-e2e test-collab
 
 # Rust tests; regenerates the web app's wire types (ts-rs) and, in CI, fails if they were stale.
 test-rust:
@@ -63,6 +63,12 @@ chromium:
 test-e2e: chromium web-build
 	cargo build -p server
 	cd web && CAPOPT_BIN=$(DEBUG_BIN) WEB_DIST=$(CURDIR)/web/dist $(NPM) run e2e
+
+# Collaborative documents: the stock y-websocket provider and yjs against the debug binary
+# (convergence, SIGKILL and restart, read-only viewers, refused strangers).
+test-collab: web-deps
+	cargo build -p server
+	cd web && CAPOPT_BIN=$(DEBUG_BIN) $(NPM) run test:collab
 
 # PostgreSQL and Redis must be up (see .ci/run for the commands that start them).
 test-scale: clean-test-dbs

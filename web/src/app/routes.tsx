@@ -46,6 +46,8 @@ export const routes: RouteObject[] = [
               { index: true, element: <Navigate to={paths.client.home.getHref()} replace /> },
               { path: paths.client.home.path, lazy: () => import('./routes/client/home') },
               { path: paths.client.board.path, lazy: () => import('./routes/client/board') },
+              { path: paths.client.reports.path, lazy: () => import('./routes/client/report-generator') },
+              { path: paths.client.reportEditor.path, lazy: () => import('./routes/client/report-editor') },
             ],
           },
         ],

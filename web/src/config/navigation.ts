@@ -1,5 +1,5 @@
 import type { Role } from '@/api/types/Role'
-import { LayoutDashboard, Home, type LucideIcon } from 'lucide-react'
+import { FileText, LayoutDashboard, Home, type LucideIcon } from 'lucide-react'
 
 import { KanbanSquare } from 'lucide-react'
 
@@ -26,6 +26,7 @@ export const clientNavigation: NavGroup[] = [
     label: 'Navigation',
     items: [
       { label: 'Home', href: paths.client.home.getHref(), icon: Home },
+      { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText },
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare },
     ],
   },

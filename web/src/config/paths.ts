@@ -24,6 +24,11 @@ export const paths = {
     root: { path: '/client', getHref: () => '/client' },
     home: { path: '/client/home', getHref: () => '/client/home' },
     board: { path: '/client/board', getHref: () => '/client/board' },
+    reports: { path: '/client/report-generator', getHref: () => '/client/report-generator' },
+    reportEditor: {
+      path: '/client/report-generator/edit/:reportId',
+      getHref: (reportId: string) => `/client/report-generator/edit/${encodeURIComponent(reportId)}`,
+    },
   },
 } as const
 

@@ -1,0 +1,240 @@
+import './editor.css'
+
+import type { ReportStatus } from '@/api/types/ReportStatus'
+import type { ReportSummary } from '@/api/types/ReportSummary'
+import type { Editor } from '@tiptap/core'
+import { ArrowDown, ArrowLeft, ArrowUp, Copy, FileDown, Plus, Save, Trash2 } from 'lucide-react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { useNavigate } from 'react-router'
+
+import { Button } from '@/components/ui/button'
+import { Input } from '@/components/ui/input'
+import { Spinner } from '@/components/ui/spinner'
+import { paths } from '@/config/paths'
+import { errorMessage } from '@/lib/api-client'
+import { useAuthStore } from '@/lib/auth-store'
+import { closeMessage } from '@/lib/close-codes'
+import type { DocumentConnection } from '@/lib/collab-provider'
+import { toast } from '@/lib/toast'
+
+import { useReport, useUpdateReport } from '../api/reports-api'
+import { useReportDocument } from '../hooks/use-report-document'
+import { addSection, deleteSection, duplicateSection, moveSection, renameSection, type Section } from '../utils/sections'
+import { EditorToolbar } from './editor-toolbar'
+import { InlineRename } from './inline-rename'
+import { StatusBadge } from './report-badges'
+import { ReportErrorBoundary } from './report-error-boundary'
+import { SectionEditor, type CaretUser } from './section-editor'
+
+/** Auto-save of the report's name and status, after changes (the spec's 90 seconds). */
+export const AUTO_SAVE_DELAY_MS = 90_000
+
+const CARET_COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#db2777', '#4f46e5']
+
+/** A stable caret colour per user. */
+export function caretColor(userId: string): string {
+  let h = 0
+  for (const c of userId) h = (h * 31 + c.charCodeAt(0)) | 0
+  return CARET_COLORS[Math.abs(h) % CARET_COLORS.length]
+}
+
+export function ReportEditorPage({ reportId }: { reportId: string }) {
+  return <ReportErrorBoundary>{(attempt) => <ReportEditor key={attempt} reportId={reportId} />}</ReportErrorBoundary>
+}
+
+function LoadError({ message }: { message: string }) {
+  const navigate = useNavigate()
+  return (
+    <div role="alert" className="mx-auto max-w-lg space-y-4 rounded-lg border border-slate-200 bg-white p-6 text-center">
+      <h2 className="text-lg font-semibold text-slate-900">Error loading report</h2>
+      <p className="text-sm text-slate-600">{message}</p>
+      <Button onClick={() => navigate(paths.client.reports.getHref())}>
+        <ArrowLeft /> Back to Documents
+      </Button>
+    </div>
+  )
+}
+
+function ReportEditor({ reportId }: { reportId: string }) {
+  const report = useReport(reportId)
+  const document = useReportDocument(reportId)
+  if (report.isError) return <LoadError message={errorMessage(report.error, 'Failed to load report')} />
+  if (document.refused !== null) return <LoadError message={closeMessage(document.refused)} />
+  if (report.isPending || !document.connection) {
+    return (
+      <div className="flex justify-center py-16">
+        <Spinner label="Loading report..." />
+      </div>
+    )
+  }
+  return (
+    <LoadedEditor
+      report={report.data.report}
+      canEdit={report.data.can_edit}
+      connection={document.connection}
+      connected={document.status === 'connected'}
+      synced={document.synced}
+      sections={document.sections}
+    />
+  )
+}
+
+type LoadedProps = {
+  report: ReportSummary
+  canEdit: boolean
+  connection: DocumentConnection
+  connected: boolean
+  synced: boolean
+  sections: Section[]
+}
+
+function LoadedEditor({ report, canEdit, connection, connected, synced, sections }: LoadedProps) {
+  const me = useAuthStore((s) => s.user)
+  const user: CaretUser = useMemo(
+    () => ({ name: [me?.name, me?.last_name].filter(Boolean).join(' ') || me?.email || 'Anonymous', color: caretColor(me?.id ?? '') }),
+    [me],
+  )
+  const update = useUpdateReport()
+  const [saved, setSaved] = useState({ name: report.name, status: report.status })
+  const [name, setName] = useState(report.name)
+  const [status, setStatus] = useState<ReportStatus>(report.status)
+  const [active, setActive] = useState<Editor | null>(null)
+  const [renaming, setRenaming] = useState<string | null>(null)
+  const unsaved = name.trim() !== saved.name || status !== saved.status
+
+  const save = useCallback(() => {
+    const clean = name.trim()
+    if (!clean) {
+      toast.error('Save Failed', 'Report name is required')
+      return
+    }
+    update.mutate(
+      { id: report.id, body: { name: clean, status } },
+      {
+        onSuccess: (r) => {
+          setSaved({ name: r.name, status: r.status })
+          setName(r.name)
+          toast.success('Report Saved')
+        },
+        onError: (e) => toast.error('Save Failed', errorMessage(e, 'Unable to save the report. Please try again.')),
+      },
+    )
+  }, [name, status, report.id, update])
+
+  // Auto-save 90 seconds after the last change while changes are pending.
+  const saveRef = useRef(save)
+  useEffect(() => {
+    saveRef.current = save
+  }, [save])
+  useEffect(() => {
+    if (!unsaved || !canEdit) return
+    const timer = setTimeout(() => saveRef.current(), AUTO_SAVE_DELAY_MS)
+    return () => clearTimeout(timer)
+  }, [unsaved, canEdit, name, status])
+
+  const doc = connection.doc
+  const exportPdf = () => {
+    toast.info('Export Ready', 'Use the print dialog to save as PDF.')
+    window.print()
+  }
+
+  return (
+    <div className="mx-auto flex max-w-7xl flex-col gap-4 lg:flex-row">
+      <div className="min-w-0 flex-1 space-y-4">
+        <header className="report-editor-chrome space-y-3 rounded-lg border border-slate-200 bg-white p-4">
+          <div className="flex flex-wrap items-center gap-3">
+            {canEdit ? (
+              <Input aria-label="Report name" value={name} onChange={(e) => setName(e.target.value)} className="max-w-md text-lg font-semibold" />
+            ) : (
+              <h1 className="text-xl font-semibold text-slate-900">{report.name}</h1>
+            )}
+            <StatusBadge status={status} />
+            {unsaved && <span className="text-sm font-medium text-amber-700">Unsaved changes</span>}
+          </div>
+          <div className="flex flex-wrap items-center gap-3 text-sm text-slate-500">
+            <span>{report.template_id ? 'Template-based report' : 'Custom report'}</span>
+            <span aria-live="polite" data-testid="connection-status">
+              {!connected ? 'Offline: reconnecting...' : synced ? 'All changes saved' : 'Syncing...'}
+            </span>
+            {!canEdit && <span className="rounded bg-slate-100 px-2 py-0.5 text-slate-700">Read-only</span>}
+            <div className="ml-auto flex items-center gap-2">
+              {canEdit && (
+                <>
+                  <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as ReportStatus)} className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900">
+                    <option value="draft">Draft</option>
+                    <option value="published">Published</option>
+                  </select>
+                  <Button onClick={save} disabled={!unsaved || update.isPending}>
+                    <Save /> {unsaved ? 'Save Changes' : 'Saved'}
+                  </Button>
+                </>
+              )}
+              <Button variant="outline" onClick={exportPdf}>
+                <FileDown /> Export PDF
+              </Button>
+            </div>
+          </div>
+          {canEdit && <EditorToolbar editor={active} />}
+        </header>
+
+        <div className="space-y-4 rounded-lg border border-slate-200 bg-white p-6">
+          <h1 className="text-2xl font-bold text-slate-900">{saved.name}</h1>
+          {sections.map((s, i) => (
+            <section key={s.id} aria-label={s.title} className="group space-y-2">
+              <div className="flex items-center gap-2">
+                {renaming === s.id ? (
+                  <InlineRename initial={s.title} label="Section title" onSave={(t) => renameSection(doc, s.id, t)} onDone={() => setRenaming(null)} />
+                ) : (
+                  <h2
+                    className="flex-1 text-lg font-semibold text-slate-900"
+                    onDoubleClick={() => canEdit && setRenaming(s.id)}
+                    title={canEdit ? 'Double-click to rename' : undefined}
+                  >
+                    {s.title}
+                  </h2>
+                )}
+                {canEdit && (
+                  <div className="report-editor-chrome flex gap-1 opacity-60 group-hover:opacity-100">
+                    <Button variant="ghost" size="icon" aria-label={`Move ${s.title} up`} disabled={i === 0} onClick={() => moveSection(doc, s.id, -1)}>
+                      <ArrowUp />
+                    </Button>
+                    <Button variant="ghost" size="icon" aria-label={`Move ${s.title} down`} disabled={i === sections.length - 1} onClick={() => moveSection(doc, s.id, 1)}>
+                      <ArrowDown />
+                    </Button>
+                    <Button variant="ghost" size="icon" aria-label={`Duplicate ${s.title}`} onClick={() => duplicateSection(doc, s.id)}>
+                      <Copy />
+                    </Button>
+                    <Button variant="ghost" size="icon" aria-label={`Delete ${s.title}`} onClick={() => deleteSection(doc, s.id)}>
+                      <Trash2 />
+                    </Button>
+                  </div>
+                )}
+              </div>
+              <SectionEditor doc={doc} provider={connection.provider} sectionId={s.id} title={s.title} editable={canEdit} user={user} onFocus={setActive} />
+            </section>
+          ))}
+          {synced && sections.length === 0 && <p className="text-sm text-slate-500">This report has no sections yet.</p>}
+          <p className="pt-4 text-center text-xs text-slate-400">Page 1 of 1</p>
+        </div>
+      </div>
+
+      <aside className="report-editor-chrome w-full shrink-0 space-y-3 lg:w-72" aria-label="Structure">
+        <div className="rounded-lg border border-slate-200 bg-white p-4">
+          <h2 className="mb-2 text-sm font-semibold text-slate-900">Structure</h2>
+          <ol className="space-y-1 text-sm text-slate-700">
+            {sections.map((s) => (
+              <li key={s.id} className="truncate">
+                {s.title}
+              </li>
+            ))}
+          </ol>
+          {canEdit && (
+            <Button variant="outline" className="mt-3 w-full" onClick={() => addSection(doc)}>
+              <Plus /> Add Custom Section
+            </Button>
+          )}
+        </div>
+      </aside>
+    </div>
+  )
+}

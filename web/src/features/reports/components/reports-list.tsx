@@ -1,0 +1,305 @@
+import type { ReportFolder } from '@/api/types/ReportFolder'
+import type { ReportSummary } from '@/api/types/ReportSummary'
+import { ChevronRight, Folder, FolderPlus, LayoutGrid, List, Plus, RefreshCw, Search } from 'lucide-react'
+import { useMemo, useState } from 'react'
+import { useNavigate } from 'react-router'
+
+import { Alert } from '@/components/ui/alert'
+import { Button } from '@/components/ui/button'
+import { Input } from '@/components/ui/input'
+import { Spinner } from '@/components/ui/spinner'
+import { paths } from '@/config/paths'
+import { errorMessage } from '@/lib/api-client'
+import { useAuthStore } from '@/lib/auth-store'
+import { cn } from '@/lib/cn'
+import { toast } from '@/lib/toast'
+
+import {
+  useCreateFolder,
+  useCreateReport,
+  useDeleteReport,
+  useDraftLimit,
+  useFolders,
+  useLiveReportList,
+  useReports,
+  useUpdateReport,
+} from '../api/reports-api'
+import { ConfirmDeleteDialog } from './confirm-delete-dialog'
+import { NameDialog } from './name-dialog'
+import { ReportCard } from './report-card'
+
+export type SortKey = 'date' | 'name' | 'status'
+
+/** Filters (by name, case-insensitive) and sorts reports: Date newest first, Name A-Z, Status drafts first. */
+export function filterAndSort(reports: ReportSummary[], search: string, sort: SortKey): ReportSummary[] {
+  const q = search.trim().toLowerCase()
+  const out = q ? reports.filter((r) => r.name.toLowerCase().includes(q)) : reports.slice()
+  const byName = (a: ReportSummary, b: ReportSummary) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' })
+  if (sort === 'name') out.sort(byName)
+  else if (sort === 'status') out.sort((a, b) => a.status.localeCompare(b.status) || byName(a, b))
+  else out.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : byName(a, b)))
+  return out
+}
+
+export function ReportsList() {
+  const navigate = useNavigate()
+  const canEdit = useAuthStore((s) => s.user?.role !== 'viewer')
+  const clientId = useAuthStore((s) => s.user?.client?.id ?? null)
+  useLiveReportList(clientId)
+  const reports = useReports()
+  const folders = useFolders()
+  const draftLimit = useDraftLimit()
+  const createReport = useCreateReport()
+  const createFolder = useCreateFolder()
+  const updateReport = useUpdateReport()
+  const deleteReport = useDeleteReport()
+
+  const [search, setSearch] = useState('')
+  const [sort, setSort] = useState<SortKey>('date')
+  const [view, setView] = useState<'grid' | 'list'>('grid')
+  const [folderId, setFolderId] = useState<string | null>(null)
+  const [newReportOpen, setNewReportOpen] = useState(false)
+  const [newFolderOpen, setNewFolderOpen] = useState(false)
+  const [toDelete, setToDelete] = useState<ReportSummary | null>(null)
+
+  const allFolders = useMemo(() => folders.data ?? [], [folders.data])
+  const currentFolder = allFolders.find((f) => f.id === folderId) ?? null
+  const childFolders = allFolders.filter((f) => (f.parent_folder_id ?? null) === folderId)
+  const searching = search.trim() !== ''
+  const visible = useMemo(() => {
+    const all = reports.data ?? []
+    // A search looks through every report; otherwise the current folder is shown.
+    const scoped = searching ? all : all.filter((r) => (r.folder_id ?? null) === folderId)
+    return filterAndSort(scoped, search, sort)
+  }, [reports.data, searching, folderId, search, sort])
+
+  const openReport = (id: string) => navigate(paths.client.reportEditor.getHref(id))
+
+  const onCreateReport = (name: string) =>
+    createReport.mutate(
+      { name, folder_id: folderId ?? undefined },
+      {
+        onSuccess: (report) => {
+          setNewReportOpen(false)
+          toast.success('Report created successfully')
+          openReport(report.id)
+        },
+        onError: (e) => toast.error('Failed to create report', errorMessage(e, 'Please try again.')),
+      },
+    )
+  const onCreateFolder = (name: string) =>
+    createFolder.mutate(
+      { name, parent_folder_id: folderId ?? undefined },
+      {
+        onSuccess: () => {
+          setNewFolderOpen(false)
+          toast.success('Folder created successfully')
+        },
+        onError: (e) => toast.error('Failed to create folder', errorMessage(e, 'Please try again.')),
+      },
+    )
+  const onRename = (report: ReportSummary, name: string) =>
+    updateReport.mutate(
+      { id: report.id, body: { name } },
+      {
+        onSuccess: () => toast.success('Report renamed successfully'),
+        onError: (e) => toast.error('Failed to rename report', errorMessage(e, 'Please try again.')),
+      },
+    )
+  const onCopyId = async (report: ReportSummary) => {
+    try {
+      await navigator.clipboard.writeText(report.id)
+      toast.success('Report ID copied to clipboard')
+    } catch {
+      toast.error('Could not copy the report ID')
+    }
+  }
+  const onConfirmDelete = () => {
+    if (!toDelete) return
+    deleteReport.mutate(toDelete.id, {
+      onSuccess: () => toast.success('Report deleted successfully'),
+      onError: (e) => toast.error('Failed to delete report', errorMessage(e, 'Please try again.')),
+      onSettled: () => setToDelete(null),
+    })
+  }
+
+  const loadFailed = reports.isError || folders.isError
+  const limit = draftLimit.data
+  return (
+    <div className="mx-auto max-w-7xl space-y-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-bold tracking-tight text-slate-900">Report Generator</h1>
+          <p className="mt-1 text-sm text-slate-500" aria-live="polite">
+            {limit ? `${limit.draft_count} of ${limit.limit} drafts used this month` : 'Regulatory reports drafted together with your team.'}
+          </p>
+        </div>
+        {canEdit && (
+          <div className="flex gap-2">
+            <Button variant="outline" onClick={() => setNewFolderOpen(true)}>
+              <FolderPlus /> New Folder
+            </Button>
+            <Button onClick={() => setNewReportOpen(true)}>
+              <Plus /> New Report
+            </Button>
+          </div>
+        )}
+      </div>
+
+      {loadFailed && (
+        <Alert variant="destructive" className="items-center justify-between">
+          <div>
+            <p className="font-medium">Database Connection Issue</p>
+            <p className="text-red-700/80">{errorMessage(reports.error ?? folders.error, 'The reports could not be loaded.')}</p>
+          </div>
+          <Button
+            variant="outline"
+            size="sm"
+            onClick={() => {
+              void reports.refetch()
+              void folders.refetch()
+              void draftLimit.refetch()
+            }}
+          >
+            <RefreshCw /> Retry
+          </Button>
+        </Alert>
+      )}
+
+      <div className="flex flex-wrap items-center gap-3">
+        <div className="relative min-w-60 flex-1">
+          <Search className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-400" aria-hidden="true" />
+          <Input aria-label="Search reports" placeholder="Search reports..." value={search} onChange={(e) => setSearch(e.target.value)} className="pl-9" />
+        </div>
+        <label className="flex items-center gap-2 text-sm text-slate-600">
+          Sort by
+          <select aria-label="Sort by" value={sort} onChange={(e) => setSort(e.target.value as SortKey)} className="h-10 rounded-md border border-slate-300 bg-white px-2 text-sm">
+            <option value="date">Date</option>
+            <option value="name">Name</option>
+            <option value="status">Status</option>
+          </select>
+        </label>
+        <div className="flex rounded-md border border-slate-300" role="group" aria-label="View">
+          <Button variant="ghost" size="icon" aria-label="Grid view" aria-pressed={view === 'grid'} className={cn(view === 'grid' && 'bg-slate-100')} onClick={() => setView('grid')}>
+            <LayoutGrid />
+          </Button>
+          <Button variant="ghost" size="icon" aria-label="List view" aria-pressed={view === 'list'} className={cn(view === 'list' && 'bg-slate-100')} onClick={() => setView('list')}>
+            <List />
+          </Button>
+        </div>
+      </div>
+
+      {!searching && (
+        <FolderBar folders={allFolders} current={currentFolder} childFolders={childFolders} onOpen={setFolderId} />
+      )}
+
+      {reports.isPending ? (
+        <div className="flex justify-center py-16">
+          <Spinner label="Loading reports..." />
+        </div>
+      ) : visible.length === 0 && !loadFailed ? (
+        <EmptyState
+          searching={searching}
+          anyReport={(reports.data?.length ?? 0) > 0}
+          canEdit={canEdit}
+          onCreate={() => setNewReportOpen(true)}
+        />
+      ) : (
+        <div className={cn(view === 'grid' ? 'grid gap-4 sm:grid-cols-2 xl:grid-cols-3' : 'flex flex-col gap-2')}>
+          {visible.map((r) => (
+            <ReportCard
+              key={r.id}
+              report={r}
+              view={view}
+              canEdit={canEdit}
+              onOpen={() => openReport(r.id)}
+              onRename={(name) => onRename(r, name)}
+              onCopyId={() => void onCopyId(r)}
+              onDelete={() => setToDelete(r)}
+            />
+          ))}
+        </div>
+      )}
+
+      <NameDialog
+        open={newReportOpen}
+        onOpenChange={setNewReportOpen}
+        title="New Report"
+        description={currentFolder ? `The report is created in ${currentFolder.name}.` : 'A draft report with an Introduction section.'}
+        label="Report name"
+        placeholder="e.g. Q3 Pillar 3 disclosure"
+        submitLabel="Create Report"
+        requiredMessage="Report name is required"
+        pending={createReport.isPending}
+        onSubmit={onCreateReport}
+      />
+      <NameDialog
+        open={newFolderOpen}
+        onOpenChange={setNewFolderOpen}
+        title="New Folder"
+        description={currentFolder ? `The folder is created in ${currentFolder.name}.` : 'Group related reports together.'}
+        label="Folder name"
+        placeholder="e.g. Quarterly disclosures"
+        submitLabel="Create Folder"
+        requiredMessage="Folder name is required"
+        pending={createFolder.isPending}
+        onSubmit={onCreateFolder}
+      />
+      <ConfirmDeleteDialog name={toDelete?.name ?? null} pending={deleteReport.isPending} onCancel={() => setToDelete(null)} onConfirm={onConfirmDelete} />
+    </div>
+  )
+}
+
+function FolderBar({ folders, current, childFolders, onOpen }: { folders: ReportFolder[]; current: ReportFolder | null; childFolders: ReportFolder[]; onOpen: (id: string | null) => void }) {
+  const trail: ReportFolder[] = []
+  for (let f = current; f; f = folders.find((p) => p.id === f?.parent_folder_id) ?? null) trail.unshift(f)
+  if (!current && childFolders.length === 0) return null
+  return (
+    <div className="space-y-3">
+      <nav aria-label="Folders" className="flex items-center gap-1 text-sm">
+        <button type="button" className={cn('hover:underline', current ? 'text-brand-700' : 'font-medium text-slate-900')} onClick={() => onOpen(null)}>
+          All reports
+        </button>
+        {trail.map((f) => (
+          <span key={f.id} className="flex items-center gap-1">
+            <ChevronRight className="size-4 text-slate-400" aria-hidden="true" />
+            <button type="button" className={cn('hover:underline', f.id === current?.id ? 'font-medium text-slate-900' : 'text-brand-700')} onClick={() => onOpen(f.id)}>
+              {f.name}
+            </button>
+          </span>
+        ))}
+      </nav>
+      {childFolders.length > 0 && (
+        <div className="flex flex-wrap gap-2">
+          {childFolders.map((f) => (
+            <Button key={f.id} variant="outline" onClick={() => onOpen(f.id)}>
+              <Folder className="text-amber-600" /> {f.name}
+            </Button>
+          ))}
+        </div>
+      )}
+    </div>
+  )
+}
+
+function EmptyState({ searching, anyReport, canEdit, onCreate }: { searching: boolean; anyReport: boolean; canEdit: boolean; onCreate: () => void }) {
+  if (searching || anyReport) {
+    return (
+      <div className="rounded-lg border border-dashed border-slate-300 py-16 text-center">
+        <p className="font-medium text-slate-900">No Reports Found</p>
+        <p className="mt-1 text-sm text-slate-500">{searching ? 'No report matches your search.' : 'This folder has no reports yet.'}</p>
+      </div>
+    )
+  }
+  return (
+    <div className="rounded-lg border border-dashed border-slate-300 py-16 text-center">
+      <p className="font-medium text-slate-900">No reports yet</p>
+      <p className="mt-1 text-sm text-slate-500">Draft your first regulatory report with your team.</p>
+      {canEdit && (
+        <Button className="mt-4" onClick={onCreate}>
+          <Plus /> Create Your First Report
+        </Button>
+      )}
+    </div>
+  )
+}

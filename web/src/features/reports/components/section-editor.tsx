@@ -1,0 +1,49 @@
+import type { Editor } from '@tiptap/core'
+import Collaboration from '@tiptap/extension-collaboration'
+import CollaborationCaret from '@tiptap/extension-collaboration-caret'
+import { FontFamily, FontSize, TextStyle } from '@tiptap/extension-text-style'
+import { EditorContent, useEditor } from '@tiptap/react'
+import StarterKit from '@tiptap/starter-kit'
+import { useEffect } from 'react'
+import type { WebsocketProvider } from 'y-websocket'
+import type * as Y from 'yjs'
+
+import { fragmentName } from '../utils/sections'
+
+export type CaretUser = { name: string; color: string }
+
+type Props = {
+  doc: Y.Doc
+  provider: WebsocketProvider
+  sectionId: string
+  title: string
+  editable: boolean
+  user: CaretUser
+  onFocus: (editor: Editor) => void
+}
+
+/** One Tiptap editor bound to the section's XmlFragment (`section:{id}`) of the report's Y.Doc. */
+export function SectionEditor({ doc, provider, sectionId, title, editable, user, onFocus }: Props) {
+  const editor = useEditor(
+    {
+      extensions: [
+        StarterKit.configure({ undoRedo: false }),
+        TextStyle,
+        FontFamily,
+        FontSize,
+        Collaboration.configure({ document: doc, field: fragmentName(sectionId) }),
+        CollaborationCaret.configure({ provider, user }),
+      ],
+      editable,
+      editorProps: { attributes: { 'aria-label': `${title} content`, role: 'textbox', 'aria-multiline': 'true' } },
+      onFocus: ({ editor }) => onFocus(editor),
+    },
+    [doc, provider, sectionId],
+  )
+
+  useEffect(() => {
+    if (editor && editor.isEditable !== editable) editor.setEditable(editable)
+  }, [editor, editable])
+
+  return <EditorContent editor={editor} className="report-section-content" />
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+
+import { addSection, deleteSection, duplicateSection, fragmentName, moveSection, readSections, renameSection } from './sections'
+
+/** A document like the server's initial content: sections a0, a1, a2 with one paragraph each. */
+function seeded(titles: string[]): Y.Doc {
+  const doc = new Y.Doc()
+  const map = doc.getMap<Y.Map<unknown>>('sections')
+  titles.forEach((title, i) => {
+    const entry = new Y.Map<unknown>()
+    entry.set('title', title)
+    entry.set('order', `a${i}`)
+    map.set(`s${i}`, entry)
+    const p = new Y.XmlElement('paragraph')
+    p.insert(0, [new Y.XmlText(`${title} text`)])
+    doc.getXmlFragment(fragmentName(`s${i}`)).insert(0, [p])
+  })
+  return doc
+}
+
+const titles = (doc: Y.Doc) => readSections(doc).map((s) => s.title)
+
+describe('report sections in the shared document', () => {
+  it('reads sections in order-key order', () => {
+    expect(titles(seeded(['Executive Summary', 'Overview', 'Capital']))).toEqual(['Executive Summary', 'Overview', 'Capital'])
+  })
+
+  it('adds New Section {n} at the end with the default content', () => {
+    const doc = seeded(['Intro'])
+    const id = addSection(doc)
+    expect(titles(doc)).toEqual(['Intro', 'New Section 2'])
+    expect(doc.getXmlFragment(fragmentName(id)).toString()).toBe('<paragraph>Enter your content here...</paragraph>')
+  })
+
+  it('renames, ignoring empty titles', () => {
+    const doc = seeded(['Intro'])
+    expect(renameSection(doc, 's0', '  Summary ')).toBe(true)
+    expect(renameSection(doc, 's0', '   ')).toBe(false)
+    expect(titles(doc)).toEqual(['Summary'])
+  })
+
+  it('moves up and down by swapping neighbours, rewriting one key', () => {
+    const doc = seeded(['A', 'B', 'C'])
+    const before = readSections(doc)
+    expect(moveSection(doc, 's2', -1)).toBe(true)
+    expect(titles(doc)).toEqual(['A', 'C', 'B'])
+    const after = readSections(doc)
+    expect(after.filter((s) => before.find((b) => b.id === s.id)?.order !== s.order)).toHaveLength(1)
+    expect(moveSection(doc, 's0', 1)).toBe(true)
+    expect(titles(doc)).toEqual(['C', 'A', 'B'])
+    expect(moveSection(doc, 's1', 1)).toBe(false)
+    expect(moveSection(doc, readSections(doc)[0].id, -1)).toBe(false)
+  })
+
+  it('duplicates with (Copy) at the end, content included', () => {
+    const doc = seeded(['A', 'B'])
+    const copy = duplicateSection(doc, 's0')!
+    expect(titles(doc)).toEqual(['A', 'B', 'A (Copy)'])
+    expect(doc.getXmlFragment(fragmentName(copy)).toString()).toBe('<paragraph>A text</paragraph>')
+  })
+
+  it('deletes a section and empties its text', () => {
+    const doc = seeded(['A', 'B'])
+    expect(deleteSection(doc, 's0')).toBe(true)
+    expect(titles(doc)).toEqual(['B'])
+    expect(doc.getXmlFragment(fragmentName('s0')).length).toBe(0)
+    expect(deleteSection(doc, 's0')).toBe(false)
+  })
+
+  it('converges when two editors change the structure at the same time', () => {
+    const a = seeded(['A', 'B', 'C'])
+    const b = new Y.Doc()
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    moveSection(a, 's2', -1)
+    addSection(b)
+    renameSection(b, 's0', 'Alpha')
+    Y.applyUpdate(a, Y.encodeStateAsUpdate(b))
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    expect(titles(a)).toEqual(titles(b))
+    expect(titles(a)).toEqual(['Alpha', 'C', 'B', 'New Section 4'])
+  })
+})

@@ -1,0 +1,132 @@
+import { generateKeyBetween, generateNKeysBetween } from 'fractional-indexing'
+import * as Y from 'yjs'
+
+/**
+ * The report document schema (shared with the server, `collab::report`): a root Y.Map `sections`
+ * keyed by section id, each a Y.Map {title, order}, where `order` is a fractional index key
+ * (sections show in ascending byte order of it, ties broken by id); and one root Y.XmlFragment
+ * `section:{id}` per section with its rich text. Every operation here is one transaction, so all
+ * editors see the same structure.
+ */
+export const SECTIONS_MAP = 'sections'
+export const NEW_SECTION_CONTENT = 'Enter your content here...'
+
+export type Section = { id: string; title: string; order: string }
+
+export function fragmentName(sectionId: string): string {
+  return `section:${sectionId}`
+}
+
+function sectionsMap(doc: Y.Doc): Y.Map<Y.Map<unknown>> {
+  return doc.getMap<Y.Map<unknown>>(SECTIONS_MAP)
+}
+
+function byteCompare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** The sections in display order. */
+export function readSections(doc: Y.Doc): Section[] {
+  const out: Section[] = []
+  sectionsMap(doc).forEach((value, id) => {
+    if (!(value instanceof Y.Map)) return
+    const title = value.get('title')
+    const order = value.get('order')
+    out.push({ id, title: typeof title === 'string' ? title : '', order: typeof order === 'string' ? order : '' })
+  })
+  return out.sort((a, b) => byteCompare(a.order, b.order) || byteCompare(a.id, b.id))
+}
+
+function newId(): string {
+  return crypto.randomUUID()
+}
+
+function keyAfter(last: string | undefined): string {
+  try {
+    return generateKeyBetween(last || null, null)
+  } catch {
+    return generateKeyBetween(null, null)
+  }
+}
+
+function insertSection(doc: Y.Doc, id: string, title: string, order: string) {
+  const entry = new Y.Map<unknown>()
+  entry.set('title', title)
+  entry.set('order', order)
+  sectionsMap(doc).set(id, entry)
+}
+
+/** Adds 'New Section {n}' at the end, with the default content. Returns its id. */
+export function addSection(doc: Y.Doc): string {
+  const id = newId()
+  doc.transact(() => {
+    const sections = readSections(doc)
+    insertSection(doc, id, `New Section ${sections.length + 1}`, keyAfter(sections.at(-1)?.order))
+    const paragraph = new Y.XmlElement('paragraph')
+    paragraph.insert(0, [new Y.XmlText(NEW_SECTION_CONTENT)])
+    doc.getXmlFragment(fragmentName(id)).insert(0, [paragraph])
+  })
+  return id
+}
+
+/** Renames a section (an empty title after trimming is ignored). Returns whether it changed. */
+export function renameSection(doc: Y.Doc, id: string, title: string): boolean {
+  const clean = title.trim()
+  const entry = sectionsMap(doc).get(id)
+  if (!clean || !(entry instanceof Y.Map) || entry.get('title') === clean) return false
+  entry.set('title', clean)
+  return true
+}
+
+/** Swaps a section with its neighbour above (-1) or below (+1), rewriting one order key. */
+export function moveSection(doc: Y.Doc, id: string, direction: -1 | 1): boolean {
+  const sections = readSections(doc)
+  const index = sections.findIndex((s) => s.id === id)
+  const target = index + direction
+  if (index < 0 || target < 0 || target >= sections.length) return false
+  // The new position lies between the neighbour and the section beyond it.
+  const [low, high] =
+    direction === -1 ? [sections[target - 1]?.order, sections[target].order] : [sections[target].order, sections[target + 1]?.order]
+  doc.transact(() => {
+    const map = sectionsMap(doc)
+    try {
+      map.get(id)?.set('order', generateKeyBetween(low || null, high || null))
+    } catch {
+      // Equal or missing keys (concurrent inserts): renumber every section in the new order.
+      const reordered = sections.slice()
+      const [moved] = reordered.splice(index, 1)
+      reordered.splice(target, 0, moved)
+      const keys = generateNKeysBetween(null, null, reordered.length)
+      reordered.forEach((s, i) => map.get(s.id)?.set('order', keys[i]))
+    }
+  })
+  return true
+}
+
+/** Copies a section, its title followed by ' (Copy)', to the end. Returns the new id. */
+export function duplicateSection(doc: Y.Doc, id: string): string | null {
+  const sections = readSections(doc)
+  const source = sections.find((s) => s.id === id)
+  if (!source) return null
+  const copyId = newId()
+  doc.transact(() => {
+    insertSection(doc, copyId, `${source.title} (Copy)`, keyAfter(sections.at(-1)?.order))
+    const from = doc.getXmlFragment(fragmentName(id))
+    const to = doc.getXmlFragment(fragmentName(copyId))
+    const nodes = from.toArray().map((node) => (node as Y.XmlElement | Y.XmlText).clone())
+    if (nodes.length > 0) to.insert(0, nodes)
+  })
+  return copyId
+}
+
+/** Removes a section and empties its text. */
+export function deleteSection(doc: Y.Doc, id: string): boolean {
+  const map = sectionsMap(doc)
+  if (!map.has(id)) return false
+  doc.transact(() => {
+    map.delete(id)
+    const fragment = doc.getXmlFragment(fragmentName(id))
+    if (fragment.length > 0) fragment.delete(0, fragment.length)
+  })
+  return true
+}
