@@ -244,7 +244,8 @@ fn slow_parse(bytes: &[u8], style: DecimalStyle) -> Option<Number> {
     let mantissa_end = exp.unwrap_or(n);
     let decimal = resolve_decimal(&buf[..mantissa_end], style);
     // Rebuild in place: drop thousands separators, turn the decimal separator into '.'.
-    let mut out = [0u8; MAX_NUMBER_LEN + 1];
+    // Room for a sign and a leading zero before the (at most MAX_NUMBER_LEN) collected bytes.
+    let mut out = [0u8; MAX_NUMBER_LEN + 2];
     let mut m = 0usize;
     if negative {
         out[0] = b'-';
@@ -446,6 +447,16 @@ mod tests {
         assert_eq!(p("1.5E+06"), Some(1_500_000.0));
         assert_eq!(p("2e-3"), Some(0.002));
         assert_eq!(p("\u{2212}5"), Some(-5.0));
+    }
+
+    #[test]
+    fn longest_inputs() {
+        // Found by fuzzing: a sign and a leading zero on top of a full buffer.
+        let mut s = String::from("-,");
+        s.push_str(&"9".repeat(MAX_NUMBER_LEN - 1));
+        assert!(parse_number(s.as_bytes(), DecimalStyle::Unknown).is_some());
+        let long = "9".repeat(200);
+        assert_eq!(parse_number(long.as_bytes(), DecimalStyle::Unknown), None);
     }
 
     #[test]
