@@ -75,9 +75,11 @@ test-scale: clean-test-dbs
 	TEST_DATABASE_URL=$(PG_URL) TEST_REDIS_URL=$(REDIS) cargo test -p server -- --include-ignored
 	$(MAKE) clean-test-dbs
 
+# Drops the per-test databases left by earlier runs (bounded: a database still in use is skipped).
 clean-test-dbs:
 	@psql "$(PG_URL)" -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'capopt_test_%'" 2>/dev/null | \
-	  while read db; do psql "$(PG_URL)" -qc "DROP DATABASE IF EXISTS $$db" >/dev/null 2>&1; done; true
+	  while read db; do PGOPTIONS='-c lock_timeout=3s -c statement_timeout=10s' timeout 15 \
+	    psql "$(PG_URL)" -qc "DROP DATABASE IF EXISTS $$db" >/dev/null 2>&1; done; true
 
 ## --- hygiene ---------------------------------------------------------------
 check:
