@@ -49,10 +49,10 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value = "ES")]
     pub client_country: String,
     /// The bank's CET1 capital (with --total-rwas: basis points in the summary).
-    #[arg(long, requires = "total_rwas")]
+    #[arg(long, requires = "total_rwas", allow_negative_numbers = true)]
     pub cet1_capital: Option<f64>,
     /// The bank's total RWAs (with --cet1-capital).
-    #[arg(long, requires = "cet1_capital")]
+    #[arg(long, requires = "cet1_capital", allow_negative_numbers = true)]
     pub total_rwas: Option<f64>,
     /// The processed file to write (.csv or .xlsx; the input's kind for other names).
     #[arg(long)]
@@ -61,10 +61,10 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub summary: Option<PathBuf>,
     /// Worker threads (default: one per core).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Largest input file accepted, in megabytes.
-    #[arg(long, default_value_t = 2048)]
+    #[arg(long, default_value_t = 2048, allow_negative_numbers = true)]
     pub max_file_mb: u64,
 }
 
@@ -75,7 +75,7 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub lever: String,
     /// Number of data rows.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub rows: u64,
     /// The file to write (.csv, or .xlsx for a workbook).
     #[arg(long)]
@@ -177,10 +177,18 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
         OutputTarget::File(&args.output),
     )?;
     if let Some(p) = &args.summary {
-        let json = serde_json::to_string_pretty(&report.summary)
-            .map_err(|e| Error::Output(e.to_string()))?;
-        std::fs::write(p, json)
-            .map_err(|e| Error::Output(format!("cannot write summary {}: {e}", p.display())))?;
+        let written = serde_json::to_string_pretty(&report.summary)
+            .map_err(|e| Error::Output(e.to_string()))
+            .and_then(|json| {
+                std::fs::write(p, json).map_err(|e| {
+                    Error::Output(format!("cannot write summary {}: {e}", p.display()))
+                })
+            });
+        if let Err(e) = written {
+            // A run without its summary failed: leave no processed file either.
+            let _ = std::fs::remove_file(&args.output);
+            return Err(e);
+        }
     }
     Ok(report)
 }

@@ -515,6 +515,8 @@ pub enum Details<'a> {
     InvalidCurrentRw(f64),
     /// The row's CQS is outside 1..6.
     InvalidCqs(u8),
+    /// The file's Credit_Quality_Step cell is not a CQS 1..6 (as written).
+    InvalidCqsText(&'a str),
     /// The rule set has no table for this case (a custom or incomplete rule set).
     NoRule(&'static str),
     /// A weight was determined.
@@ -792,6 +794,9 @@ impl Details<'_> {
             ),
             Details::InvalidCurrentRw(v) => write!(f, "Invalid Current_Risk_Weight: {v}"),
             Details::InvalidCqs(c) => write!(f, "Invalid Credit_Quality_Step: {c} (expected 1 to 6)"),
+            Details::InvalidCqsText(t) => {
+                put!(f, "Invalid Credit_Quality_Step: ", t, " (expected 1 to 6)")
+            }
             Details::NoRule(what) => put!(f, "Analysis error: the rule set has no rule for ", what),
             Details::Matched(e) => {
                 e.subject.render(f)?;

@@ -92,6 +92,10 @@ pub struct ExposureRow<'a> {
     pub country: &'a str,
     /// Credit quality step 1..=6 from the file (Credit_Quality_Step or a mapped Rating).
     pub cqs: Option<u8>,
+    /// The Credit_Quality_Step cell as written when it holds something that is not a CQS 1 to 6
+    /// (`7`, `0`, `2.5`, `abc`); empty otherwise. Rules that read the CQS then refuse the row
+    /// ("Invalid Credit_Quality_Step") instead of treating it as unrated.
+    pub invalid_cqs: &'a str,
     /// Collateral_Value.
     pub collateral_value: Option<f64>,
     /// Collateral_Risk_Weight in percent: the weight of a direct exposure to the collateral

@@ -28,7 +28,8 @@ use crate::engine::{Decision, Engine};
 use crate::error::{Error, Result};
 use crate::ingest::number::{DecimalStyle, parse_number, write_number};
 use crate::ingest::values::{
-    excel_serial_to_date, parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs,
+    CqsCell, excel_serial_to_date, parse_bool, parse_date, parse_maturity_days, rating_to_cqs,
+    read_cqs_cell,
 };
 use crate::ingest::{
     CellKind, FileKind, Input, Limits, RowChunk, RowRef, RowSink, SourceInfo, read_rows,
@@ -337,15 +338,25 @@ impl Plan {
                 None => parse_maturity_days(cell, self.reporting_date),
             };
         }
-        let cqs = self
-            .map
-            .col(F::CreditQualityStep)
-            .and_then(|c| parse_cqs(row.get(c)))
-            .or_else(|| {
-                self.map
-                    .col(F::Rating)
-                    .and_then(|c| rating_to_cqs(row.get(c)))
-            });
+        // The Credit_Quality_Step cell wins; blank or "no rating" falls back to the Rating column;
+        // anything else is kept as written so the engine refuses it rather than reading unrated.
+        let (mut cqs, mut invalid_cqs) = (None, "");
+        if let Some(c) = self.map.col(F::CreditQualityStep) {
+            match read_cqs_cell(row.get(c)) {
+                CqsCell::Step(s) => cqs = Some(s),
+                CqsCell::Invalid => {
+                    let t = row.text(c).trim();
+                    invalid_cqs = if t.is_empty() { "?" } else { t };
+                }
+                CqsCell::Unrated => {}
+            }
+        }
+        if cqs.is_none() && invalid_cqs.is_empty() {
+            cqs = self
+                .map
+                .col(F::Rating)
+                .and_then(|c| rating_to_cqs(row.get(c)));
+        }
         ExposureRow {
             exposure_id: self.text(row, F::ExposureId),
             asset_class: self.text(row, F::AssetClass),
@@ -363,6 +374,7 @@ impl Plan {
             currency: self.text(row, F::Currency),
             country: self.text(row, F::Country),
             cqs,
+            invalid_cqs,
             collateral_value: self.number(row, F::CollateralValue).map(|n| n.value),
             collateral_rw_pct: self.weight_pct(row, F::CollateralRiskWeight),
             maturity_date,
@@ -1294,13 +1306,14 @@ pub fn analyze(
         },
     );
     let (totals, plan, stats) = outcome?;
+    // Everything that can fail comes before the rename (the basis points fail when the saving
+    // reaches the total RWAs): a failed run leaves no output file.
+    let summary = summarise(&input_name, engine, opts, &plan, totals, stats.rows)?;
 
     if let (Some(tmp), Some(dst)) = (&temp, &final_path) {
         std::fs::rename(tmp, dst).map_err(|e| Error::Output(e.to_string()))?;
         guard.0 = None;
     }
-
-    let summary = summarise(&input_name, engine, opts, &plan, totals, stats.rows)?;
     Ok(AnalysisReport {
         summary,
         timings: Timings {

@@ -621,3 +621,238 @@ fn generated_files_round_trip_through_the_cli() {
     assert_eq!(c.summary.total_rwa_saving, d.summary.total_rwa_saving);
     assert_eq!(c.summary.total_rwa_saving, a.summary.total_rwa_saving);
 }
+
+fn run_mem(
+    name: &str,
+    data: &[u8],
+    engine: &Engine,
+    o: &AnalyzeOptions,
+) -> analysis::error::Result<(AnalysisReport, Vec<u8>)> {
+    let mut out = Vec::new();
+    let r = analyze(
+        Input::Bytes { name, data },
+        engine,
+        o,
+        OutputTarget::Buffer(&mut out),
+    )?;
+    Ok((r, out))
+}
+
+#[test]
+fn an_out_of_range_or_unreadable_cqs_is_never_read_as_unrated() {
+    let engine = engine_with(RefData::builtin_shared(), "EU-CRR3");
+    let data = "Exposure_ID,Asset_Class,Eligible_Collateral,Current_Risk_Weight,Exposure_Amount,Legal_Name,Country,Currency,Credit_Quality_Step\n\
+C1,Corporate,No,100,1000000,Alpha SA,ES,EUR,7\n\
+C2,Corporate,No,100,1000000,Beta SA,ES,EUR,0\n\
+C3,Corporate,No,100,1000000,Gamma SA,ES,EUR,abc\n\
+C4,Corporate,No,100,1000000,Delta SA,ES,EUR,2.5\n\
+C5,Corporate,No,100,1000000,Epsilon SA,ES,EUR,2\n\
+C6,Corporate,No,100,1000000,Zeta SA,ES,EUR,\n\
+C7,Corporate,No,100,1000000,Eta SA,ES,EUR,NR\n";
+    let (r, out) = run_mem(
+        "corp.csv",
+        data.as_bytes(),
+        &engine,
+        &opts(Lever::Corporates),
+    )
+    .unwrap();
+    let (h, rows) = read_csv(&out, b',');
+    let (st, det, sug) = (
+        col(&h, "Match_Status"),
+        col(&h, "Match_Details"),
+        col(&h, "Suggested_Risk_Weight"),
+    );
+    for (i, raw) in ["7", "0", "abc", "2.5"].iter().enumerate() {
+        assert_eq!(rows[i][st], "not_matched", "{raw}");
+        assert_eq!(
+            rows[i][det],
+            format!("Invalid Credit_Quality_Step: {raw} (expected 1 to 6)")
+        );
+        // The current weight is kept.
+        assert_eq!(rows[i][sug].parse::<f64>().unwrap(), 100.0, "{raw}");
+    }
+    // A valid CQS, a blank one and "NR" are read as before.
+    assert_eq!(rows[4][st], "matched");
+    assert_eq!(rows[4][sug].parse::<f64>().unwrap(), 50.0);
+    assert_eq!(rows[5][st], "matched");
+    assert_eq!(rows[6][st], "matched");
+    assert_eq!(r.summary.not_matched, 4);
+}
+
+#[test]
+fn bytes_that_are_not_text_are_refused() {
+    let engine = pse_engine();
+    let o = opts(Lever::Pse);
+    let good = std::fs::read(fixture("pse_en.csv")).unwrap();
+    let err = |data: &[u8]| run_mem("f.csv", data, &engine, &o).unwrap_err().to_string();
+    // A UTF-16 byte-order mark, and UTF-16 without one.
+    let utf16: Vec<u8> = good.iter().flat_map(|b| [*b, 0]).collect();
+    let mut with_bom = b"\xFF\xFE".to_vec();
+    with_bom.extend_from_slice(&utf16);
+    let msg = "UTF-16 files are not supported: save the file as UTF-8 CSV";
+    assert_eq!(err(&with_bom), msg);
+    assert_eq!(err(&utf16), msg);
+    // NUL bytes in an otherwise valid file.
+    let mut nul = good.clone();
+    let at = nul.len() / 2;
+    nul[at] = 0;
+    assert_eq!(err(&nul), "The file is not valid UTF-8 or Latin-1 text");
+    // A byte Windows-1252 leaves undefined next to Latin-1 text.
+    let mut c1 = good.clone();
+    c1.extend_from_slice(b"E99,Sector p\xfablico,No,100,10\x81\n");
+    assert_eq!(err(&c1), "The file is not valid UTF-8 or Latin-1 text");
+    // The same bytes after a first megabyte of valid text are refused too.
+    let mut late = good.clone();
+    let line = good.split(|b| *b == b'\n').nth(1).unwrap().to_vec();
+    while late.len() < (1 << 20) + 10_000 {
+        late.extend_from_slice(&line);
+        late.push(b'\n');
+    }
+    let mut late_nul = late.clone();
+    late_nul.extend_from_slice(&line);
+    late_nul.extend_from_slice(b"\x00\n");
+    assert_eq!(
+        err(&late_nul),
+        "The file is not valid UTF-8 or Latin-1 text"
+    );
+    let mut late_latin = late.clone();
+    late_latin[100] = 0xe9; // Latin-1 'é' in the first megabyte: the file is Latin-1.
+    late_latin.extend_from_slice(&line);
+    late_latin.extend_from_slice(b"\x9d\n");
+    assert_eq!(
+        err(&late_latin),
+        "The file is not valid UTF-8 or Latin-1 text"
+    );
+}
+
+#[test]
+fn latin1_spanish_files_keep_working() {
+    let engine = pse_engine();
+    let text = std::fs::read_to_string(fixture("pse_en.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let mut data = format!("{header},Observaci\u{f3}n\n");
+    for l in lines.filter(|l| !l.trim().is_empty()) {
+        data.push_str(l);
+        data.push_str(",Compa\u{f1}\u{ed}a p\u{fa}blica 1\u{ba} 2\u{aa} \u{e1}\u{e9}\n");
+    }
+    let (latin1, _, bad) = encoding_rs::WINDOWS_1252.encode(&data);
+    assert!(!bad);
+    let (r, out) = run_mem("f.csv", &latin1, &engine, &opts(Lever::Pse)).unwrap();
+    assert_eq!(r.summary.rows, 8);
+    let (h, rows) = read_csv(&out, b',');
+    assert_eq!(rows[0][col(&h, "Observación")], "Compañía pública 1º 2ª áé");
+}
+
+#[test]
+fn a_failed_run_leaves_no_file_behind() {
+    let engine = pse_engine();
+    let dir = tmp("no_output");
+    std::fs::create_dir_all(&dir).unwrap();
+    let leftovers = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    // The saving (1,330,500) is larger than the total RWAs: the basis points fail at the end.
+    for (name, lever) in [("pse_en.csv", Lever::Pse)] {
+        for out in ["out.csv", "out.xlsx"] {
+            let o = AnalyzeOptions {
+                bank: Some(analysis::pipeline::BankFigures {
+                    cet1_capital: 1000.0,
+                    total_rwas: 1_000_000.0,
+                }),
+                ..opts(lever)
+            };
+            let e = analyze(
+                Input::Path(&fixture(name)),
+                &engine,
+                &o,
+                OutputTarget::File(&dir.join(out)),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("must be smaller than the total RWAs"), "{e}");
+            assert!(leftovers().is_empty(), "{out}: {:?}", leftovers());
+        }
+    }
+    // Through the command line, with the figures of the report, and with a summary that cannot
+    // be written.
+    let mut args = AnalyzeArgs {
+        input: fixture("pse_en.csv"),
+        lever: "pse".into(),
+        mapping: None,
+        refdata: Some(fixture("pse_refdata")),
+        ruleset: None,
+        reporting_date: Some(date()),
+        client_country: "ES".into(),
+        cet1_capital: Some(1000.0),
+        total_rwas: Some(1_000_000.0),
+        output: dir.join("cli.csv"),
+        summary: None,
+        threads: None,
+        max_file_mb: 20,
+    };
+    assert!(run_analyze(&args).is_err());
+    assert!(leftovers().is_empty(), "{:?}", leftovers());
+    args.cet1_capital = Some(1000.0);
+    args.total_rwas = Some(5_000_000.0);
+    args.summary = Some(dir.join("missing-dir").join("summary.json"));
+    let e = run_analyze(&args).unwrap_err().to_string();
+    assert!(e.contains("cannot write summary"), "{e}");
+    assert!(leftovers().is_empty(), "{:?}", leftovers());
+    // Bad input files, bad mappings and bad options: nothing written either.
+    args.summary = None;
+    for (input, lever) in [
+        ("ragged.csv", "pse"),
+        ("not_numeric.csv", "pse"),
+        ("missing_required.csv", "pse"),
+        ("truncated.xlsx", "pse"),
+        ("pse_en.csv", "nonsense"),
+    ] {
+        args.input = fixture(input);
+        args.lever = lever.into();
+        assert!(run_analyze(&args).is_err(), "{input}");
+        assert!(leftovers().is_empty(), "{input}: {:?}", leftovers());
+    }
+    // And a successful run writes exactly the output.
+    args.input = fixture("pse_en.csv");
+    args.lever = "pse".into();
+    run_analyze(&args).unwrap();
+    assert_eq!(leftovers(), vec!["cli.csv".to_string()]);
+}
+
+#[test]
+fn negative_bank_figures_get_the_bank_figures_message() {
+    use clap::Parser;
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: AnalyzeArgs,
+    }
+    let out = tmp("negative.csv");
+    let input = fixture("pse_en.csv");
+    let cli = Cli::try_parse_from([
+        "analyze".as_ref(),
+        "--input".as_ref(),
+        input.as_os_str(),
+        "--lever".as_ref(),
+        "pse".as_ref(),
+        "--cet1-capital".as_ref(),
+        "-5".as_ref(),
+        "--total-rwas".as_ref(),
+        "1e9".as_ref(),
+        "--output".as_ref(),
+        out.as_os_str(),
+    ] as [&std::ffi::OsStr; 11])
+    .unwrap();
+    assert_eq!(cli.args.cet1_capital, Some(-5.0));
+    let e = run_analyze(&cli.args).unwrap_err().to_string();
+    assert!(e.starts_with("Invalid bank figures"), "{e}");
+    assert!(
+        e.contains("CET1 capital must be a positive amount, found -5"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}

@@ -130,6 +130,7 @@ fn hand_computed_cases() {
             currency: get("currency"),
             country: get("country"),
             cqs: opt_f64(get("cqs")).map(|c| c as u8),
+            invalid_cqs: "",
             collateral_value: opt_f64(get("coll_value")),
             collateral_rw_pct: opt_f64(get("coll_rw")),
             maturity_date,

@@ -5,8 +5,22 @@ use std::io::{BufReader, Read};
 
 use super::FileKind;
 use super::chunk::{CellKind, RowChunk};
-use super::sniff::{SNIFF_BYTES, TextEncoding, sniff_delimiter, sniff_encoding};
+use super::sniff::{
+    NotText, SNIFF_BYTES, TextEncoding, implausible_latin1, sniff_delimiter, sniff_encoding,
+};
 use super::{IngestError, Limits, ReadStats, RowSink, SourceInfo, clean_headers, read_up_to};
+
+/// The error a [`Latin1Reader`] reports for bytes no text file holds.
+#[derive(Debug)]
+struct NotTextError;
+
+impl std::fmt::Display for NotTextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not text")
+    }
+}
+
+impl std::error::Error for NotTextError {}
 
 /// Decodes Windows-1252 (a superset of Latin-1's printable range) to UTF-8 on the fly.
 struct Latin1Reader<R> {
@@ -53,6 +67,13 @@ impl<R: Read> Read for Latin1Reader<R> {
             }
             if self.pos == self.len && !self.eof {
                 let n = self.inner.read(&mut self.buf)?;
+                if self.buf[..n].iter().any(|b| implausible_latin1(*b)) {
+                    // Binary content after a sample that looked like text.
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        NotTextError,
+                    ));
+                }
                 self.pos = 0;
                 self.len = n;
                 self.eof = n == 0;
@@ -87,11 +108,10 @@ where
     let mut head = vec![0u8; SNIFF_BYTES];
     let n = read_up_to(&mut reader, &mut head).map_err(io)?;
     head.truncate(n);
-    let Some(encoding) = sniff_encoding(&head, n < SNIFF_BYTES) else {
-        return Err(IngestError::CsvFailed(
-            "UTF-16 text is not supported; save the file as CSV UTF-8".into(),
-        )
-        .into());
+    let encoding = match sniff_encoding(&head, n < SNIFF_BYTES) {
+        Ok(e) => e,
+        Err(NotText::Utf16) => return Err(IngestError::Utf16.into()),
+        Err(NotText::Binary) => return Err(IngestError::NotText.into()),
     };
     let skip = if encoding == TextEncoding::Utf8Bom {
         3
@@ -245,6 +265,9 @@ where
             ))
             .into());
         }
+        if memchr::memchr(0, slice).is_some() {
+            return Err(IngestError::NotText.into());
+        }
         if !slice.is_ascii() && rec.iter().any(|f| std::str::from_utf8(f).is_err()) {
             return Err(IngestError::CsvErrors(format!(
                 "Row {line_no}: the text is not valid UTF-8 (save the file as CSV UTF-8)"
@@ -294,6 +317,13 @@ where
 
 fn csv_error(e: ::csv::Error, row: u64) -> IngestError {
     match e.kind() {
+        ::csv::ErrorKind::Io(io)
+            if io
+                .get_ref()
+                .is_some_and(|e| e.downcast_ref::<NotTextError>().is_some()) =>
+        {
+            IngestError::NotText
+        }
         ::csv::ErrorKind::Io(io) => IngestError::CsvFailed(io.to_string()),
         _ => IngestError::CsvErrors(format!("Row {row}: {e}")),
     }

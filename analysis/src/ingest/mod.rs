@@ -72,6 +72,12 @@ pub enum IngestError {
         /// The limit.
         limit: usize,
     },
+    /// Bytes that are neither UTF-8 nor Latin-1/Windows-1252 text.
+    #[error("The file is not valid UTF-8 or Latin-1 text")]
+    NotText,
+    /// UTF-16 text.
+    #[error("UTF-16 files are not supported: save the file as UTF-8 CSV")]
+    Utf16,
     /// The file could not be read from disk.
     #[error("File parsing failed: {0}")]
     Io(String),

@@ -17,21 +17,63 @@ pub enum TextEncoding {
 /// How many bytes are looked at to sniff encoding and delimiter.
 pub const SNIFF_BYTES: usize = 1 << 20;
 
+/// Why a file is not read as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotText {
+    /// A UTF-16 byte-order mark, or the NUL bytes UTF-16 puts between ASCII letters.
+    Utf16,
+    /// Neither valid UTF-8 nor plausible Latin-1/Windows-1252 text (NUL or control bytes, bytes
+    /// Windows-1252 leaves undefined).
+    Binary,
+}
+
+/// True for a byte no Latin-1/Windows-1252 text file holds: NUL and the C0 controls other than
+/// tab, line feed, form feed, carriage return and the old end-of-file mark (0x1A), and the five
+/// bytes Windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D).
+#[inline]
+pub fn implausible_latin1(b: u8) -> bool {
+    matches!(
+        b,
+        0x00..=0x08 | 0x0B | 0x0E..=0x19 | 0x1B..=0x1F | 0x81 | 0x8D | 0x8F | 0x90 | 0x9D
+    )
+}
+
 /// Detects the encoding: a UTF-8 BOM means UTF-8; otherwise the sample is UTF-8 if it decodes as
 /// UTF-8 (a multi-byte character cut at the end of the sample is allowed unless the sample is
-/// the whole file), else Latin-1. `UTF-16` byte-order marks are reported as unsupported by
-/// returning `None`.
-pub fn sniff_encoding(sample: &[u8], whole_file: bool) -> Option<TextEncoding> {
-    if sample.starts_with(b"\xEF\xBB\xBF") {
-        return Some(TextEncoding::Utf8Bom);
-    }
+/// the whole file), else Latin-1 when every byte is plausible in Windows-1252 text. UTF-16 (a
+/// byte-order mark, or NUL bytes between ASCII letters) and binary content (NUL bytes, control
+/// bytes, bytes Windows-1252 leaves undefined) are refused.
+pub fn sniff_encoding(sample: &[u8], whole_file: bool) -> Result<TextEncoding, NotText> {
     if sample.starts_with(b"\xFF\xFE") || sample.starts_with(b"\xFE\xFF") {
-        return None;
+        return Err(NotText::Utf16);
+    }
+    if memchr::memchr(0, sample).is_some() {
+        // UTF-16 without a byte-order mark: ASCII text with a NUL at every other byte.
+        let n = sample.len().min(4096);
+        let (mut even, mut odd) = (0usize, 0usize);
+        for (i, b) in sample[..n].iter().enumerate() {
+            if *b == 0 {
+                if i % 2 == 0 {
+                    even += 1;
+                } else {
+                    odd += 1;
+                }
+            }
+        }
+        return Err(if even.max(odd) * 3 >= n {
+            NotText::Utf16
+        } else {
+            NotText::Binary
+        });
+    }
+    if sample.starts_with(b"\xEF\xBB\xBF") {
+        return Ok(TextEncoding::Utf8Bom);
     }
     match std::str::from_utf8(sample) {
-        Ok(_) => Some(TextEncoding::Utf8),
-        Err(e) if e.error_len().is_none() && !whole_file => Some(TextEncoding::Utf8),
-        Err(_) => Some(TextEncoding::Latin1),
+        Ok(_) => Ok(TextEncoding::Utf8),
+        Err(e) if e.error_len().is_none() && !whole_file => Ok(TextEncoding::Utf8),
+        Err(_) if sample.iter().any(|b| implausible_latin1(*b)) => Err(NotText::Binary),
+        Err(_) => Ok(TextEncoding::Latin1),
     }
 }
 
@@ -106,15 +148,37 @@ mod tests {
     #[test]
     fn encodings() {
         let e = |s: &[u8], whole: bool| sniff_encoding(s, whole);
-        assert_eq!(e(b"a,b\n1,2\n", true), Some(TextEncoding::Utf8));
-        assert_eq!(e(b"\xEF\xBB\xBFa,b\n", true), Some(TextEncoding::Utf8Bom));
-        assert_eq!(e(b"Ponderaci\xf3n;b\n", true), Some(TextEncoding::Latin1));
-        assert_eq!(e("Ponderación".as_bytes(), true), Some(TextEncoding::Utf8));
+        assert_eq!(e(b"a,b\n1,2\n", true), Ok(TextEncoding::Utf8));
+        assert_eq!(e(b"\xEF\xBB\xBFa,b\n", true), Ok(TextEncoding::Utf8Bom));
+        assert_eq!(e(b"Ponderaci\xf3n;b\n", true), Ok(TextEncoding::Latin1));
+        assert_eq!(e("Ponderación".as_bytes(), true), Ok(TextEncoding::Utf8));
         // A character cut by the end of a partial sample is still UTF-8; at the end of the
         // whole file it is Latin-1.
-        assert_eq!(e(b"ab\xc3", false), Some(TextEncoding::Utf8));
-        assert_eq!(e(b"ab\xc3", true), Some(TextEncoding::Latin1));
-        assert_eq!(e(b"\xFF\xFEa\x00", true), None);
+        assert_eq!(e(b"ab\xc3", false), Ok(TextEncoding::Utf8));
+        assert_eq!(e(b"ab\xc3", true), Ok(TextEncoding::Latin1));
+        assert_eq!(e(b"\xFF\xFEa\x00", true), Err(NotText::Utf16));
+        assert_eq!(e(b"\xFE\xFF\x00a", true), Err(NotText::Utf16));
+        // UTF-16 without a byte-order mark.
+        assert_eq!(
+            e(b"a\x00,\x00b\x00\n\x001\x00,\x002\x00", true),
+            Err(NotText::Utf16)
+        );
+        // Binary content: NUL bytes, control bytes, bytes Windows-1252 leaves undefined.
+        assert_eq!(
+            e(b"a,b\n1,\x002\n3,4\n5,6\n7,8\n", true),
+            Err(NotText::Binary)
+        );
+        assert_eq!(e(b"a,b\n1,\x81\xe9\n", true), Err(NotText::Binary));
+        assert_eq!(e(b"a,b\n1,\x9d\n", true), Err(NotText::Binary));
+        assert_eq!(e(b"a,b\n\x01\x02\xff,\xe9\n", true), Err(NotText::Binary));
+        // Spanish Latin-1 text: a, e, n with accents and the ordinal marks.
+        assert_eq!(
+            e(
+                b"Denominaci\xf3n;Pa\xeds\nCompa\xf1\xeda 1\xba;2\xaa Fase \x80\n",
+                true
+            ),
+            Ok(TextEncoding::Latin1)
+        );
     }
 
     #[test]

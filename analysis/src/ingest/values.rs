@@ -59,6 +59,70 @@ pub fn parse_cqs(bytes: &[u8]) -> Option<u8> {
     }
 }
 
+/// What a Credit_Quality_Step cell says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CqsCell {
+    /// Blank, or a mark for "no rating" (`NR`, `unrated`, `sin rating`, `n/a`, `-`).
+    Unrated,
+    /// A credit quality step 1 to 6, written as a number or as a long-term rating.
+    Step(u8),
+    /// Anything else (`0`, `7`, `2.5`, `abc`): not a credit quality step.
+    Invalid,
+}
+
+/// Reads a Credit_Quality_Step cell: a CQS 1 to 6 ([`parse_cqs`]), a long-term rating
+/// ([`rating_to_cqs`]), blank or a "no rating" mark; anything else is [`CqsCell::Invalid`] and must
+/// never be taken as unrated.
+pub fn read_cqs_cell(bytes: &[u8]) -> CqsCell {
+    let t = trim(bytes);
+    if t.is_empty() {
+        return CqsCell::Unrated;
+    }
+    if let Some(c) = parse_cqs(t) {
+        return CqsCell::Step(c);
+    }
+    if is_unrated_mark(t) {
+        return CqsCell::Unrated;
+    }
+    if !t.first().is_some_and(u8::is_ascii_digit)
+        && let Some(c) = rating_to_cqs(t)
+    {
+        return CqsCell::Step(c);
+    }
+    CqsCell::Invalid
+}
+
+/// `NR`, `N/R`, `WR`, `unrated`, `not rated`, `sin rating`, `sin calificación`, `n/a`, `na`,
+/// `none`, `-` and `--` (case-insensitive).
+fn is_unrated_mark(t: &[u8]) -> bool {
+    if t.len() > 20 {
+        return false;
+    }
+    let mut buf = [0u8; 20];
+    for (d, s) in buf.iter_mut().zip(t) {
+        *d = s.to_ascii_lowercase();
+    }
+    matches!(
+        &buf[..t.len()],
+        b"nr"
+            | b"n/r"
+            | b"n.r."
+            | b"wr"
+            | b"unrated"
+            | b"not rated"
+            | b"no rating"
+            | b"sin rating"
+            | b"sin calificaci\xc3\xb3n"
+            | b"sin calificacion"
+            | b"n/a"
+            | b"na"
+            | b"none"
+            | b"-"
+            | b"--"
+            | b"\xe2\x80\x94"
+    )
+}
+
 /// Maps a long-term rating in S&P, Fitch or Moody's notation to a credit quality step
 /// (ITS 2016/1799): AAA to AA- (Aaa to Aa3) 1, A+ to A- (A1 to A3) 2, BBB+ to BBB- (Baa1 to Baa3)
 /// 3, BB+ to BB- (Ba1 to Ba3) 4, B+ to B- (B1 to B3) 5, CCC+ and below (Caa1 and below) 6.
@@ -276,6 +340,21 @@ mod tests {
         assert_eq!(parse_cqs(b"CQS 3"), Some(3));
         assert_eq!(parse_cqs(b"7"), None);
         assert_eq!(parse_cqs(b"2.5"), None);
+    }
+
+    #[test]
+    fn cqs_cells() {
+        assert_eq!(read_cqs_cell(b" 3 "), CqsCell::Step(3));
+        assert_eq!(read_cqs_cell(b"CQS 6"), CqsCell::Step(6));
+        assert_eq!(read_cqs_cell(b"BBB+"), CqsCell::Step(3));
+        assert_eq!(read_cqs_cell(b""), CqsCell::Unrated);
+        assert_eq!(read_cqs_cell(b"NR"), CqsCell::Unrated);
+        assert_eq!(read_cqs_cell(b"Sin calificaci\xc3\xb3n"), CqsCell::Unrated);
+        assert_eq!(read_cqs_cell(b"-"), CqsCell::Unrated);
+        // Out of range or unreadable is never "unrated".
+        for bad in ["7", "0", "-1", "2.5", "12", "abc", "CQS 9", "3%"] {
+            assert_eq!(read_cqs_cell(bad.as_bytes()), CqsCell::Invalid, "{bad}");
+        }
     }
 
     #[test]

@@ -275,10 +275,15 @@ impl Engine {
     }
 
     /// The row's CQS, validated.
-    fn row_cqs(row: &ExposureRow<'_>) -> Result<Option<u8>, u8> {
+    /// The row's CQS, validated: an unreadable Credit_Quality_Step cell or a step outside 1..6
+    /// is an error (never "unrated").
+    fn row_cqs<'a>(row: &ExposureRow<'a>) -> Result<Option<u8>, Details<'a>> {
+        if !row.invalid_cqs.is_empty() {
+            return Err(Details::InvalidCqsText(row.invalid_cqs));
+        }
         match row.cqs {
             Some(c @ 1..=6) => Ok(Some(c)),
-            Some(c) => Err(c),
+            Some(c) => Err(Details::InvalidCqs(c)),
             None => Ok(None),
         }
     }
@@ -666,13 +671,8 @@ impl Engine {
                             Some(c)
                         }
                         Ok(None) => None,
-                        Err(c) => {
-                            return self.keep(
-                                cur,
-                                MatchStatus::NotMatched,
-                                Details::InvalidCqs(c),
-                                flags,
-                            );
+                        Err(d) => {
+                            return self.keep(cur, MatchStatus::NotMatched, d, flags);
                         }
                     },
                 };
@@ -761,8 +761,8 @@ impl Engine {
         }
         let file_cqs = match Self::row_cqs(row) {
             Ok(c) => c,
-            Err(c) => {
-                return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags);
+            Err(d) => {
+                return self.keep(cur, MatchStatus::NotMatched, d, flags);
             }
         };
         let cqs = match entity.and_then(|e| e.entity_cqs) {
@@ -927,8 +927,8 @@ impl Engine {
         };
         let cqs = match Self::row_cqs(row) {
             Ok(c) => c,
-            Err(c) => {
-                return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags);
+            Err(d) => {
+                return self.keep(cur, MatchStatus::NotMatched, d, flags);
             }
         };
         // The obligor's own weight.
@@ -1145,7 +1145,7 @@ impl Engine {
                 Details::CountryNotFound { country: raw },
                 flags,
             ),
-            Err(c) => self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags),
+            Err(d) => self.keep(cur, MatchStatus::NotMatched, d, flags),
         }
     }
 
@@ -1314,8 +1314,8 @@ impl Engine {
                     Some(c)
                 }
                 Ok(None) => None,
-                Err(c) => {
-                    return self.keep(cur, MatchStatus::NotMatched, Details::InvalidCqs(c), flags);
+                Err(d) => {
+                    return self.keep(cur, MatchStatus::NotMatched, d, flags);
                 }
             },
         };
