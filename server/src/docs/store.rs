@@ -6,8 +6,11 @@
 //!   it in the same transaction as it inserts its batch, which serialises appends per document
 //!   (the row lock on PostgreSQL, the write lock on SQLite): sequence numbers are gap-free and an
 //!   entry is visible only with every smaller one.
-//! - `doc_updates` holds one row per appended batch (`seq_from..=seq_to`), the v1 updates
-//!   length-prefixed one after another, so a group commit pays the row overhead once.
+//! - `doc_updates` holds one row per appended chunk (`seq_from..=seq_to`, at most
+//!   [`MERGE_CHUNK`] updates): the chunk's updates merged into one v1 update (a run of keystrokes
+//!   by one editor collapses into one item, so an edit costs a few bytes), or, when they cannot be
+//!   merged, the updates length-prefixed one after another. Either way a group commit pays the row
+//!   overhead once. A merged row is loaded as one entry with the sequence number `seq_to`.
 //! - `doc_snapshots` holds the full state as one v1 update standing for every entry `<= upto_seq`.
 //!
 //! Loading reads head, snapshot and tail in ONE statement, so it sees a consistent state even
@@ -59,6 +62,10 @@ pub struct DocSizes {
 pub struct SqlDocStore {
     pool: AnyPool,
 }
+
+/// Most updates merged into one stored row (merging is cheap on small inputs and grows
+/// quadratically on large ones).
+pub const MERGE_CHUNK: usize = 64;
 
 /// Encodes a batch of updates as one `data` value: each update prefixed by its length.
 pub fn encode_batch(updates: &[Bytes]) -> Vec<u8> {
@@ -145,27 +152,34 @@ impl SqlDocStore {
             doc.snapshot = Some(Snapshot { update_v1: Bytes::from(s.data.clone().ok_or_else(corrupt)?), upto_seq: s.a as u64 });
         }
         let upto = doc.snapshot.as_ref().map_or(0, |s| s.upto_seq);
+        // Rows must follow each other without gaps from the snapshot to the head.
+        let mut covered = upto;
         for r in rows.iter().filter(|r| r.kind == 2) {
+            let (from, to) = (r.a as u64, r.b as u64);
+            if to <= upto {
+                continue;
+            }
+            if from > covered + 1 || to < from {
+                return Err(corrupt());
+            }
+            covered = covered.max(to);
             let entries = decode_batch(r.data.as_deref().ok_or_else(corrupt)?).ok_or_else(corrupt)?;
-            if entries.len() as i64 != r.b - r.a + 1 {
-                return Err(corrupt());
-            }
-            for (i, u) in entries.into_iter().enumerate() {
-                let seq = r.a as u64 + i as u64;
-                if seq > upto {
-                    doc.updates.push((seq, u));
+            if entries.len() as u64 == to - from + 1 {
+                for (i, u) in entries.into_iter().enumerate() {
+                    let seq = from + i as u64;
+                    if seq > upto {
+                        doc.updates.push((seq, u));
+                    }
                 }
-            }
-        }
-        // Entries must follow each other without gaps from the snapshot to the head.
-        let mut expect = upto + 1;
-        for (seq, _) in &doc.updates {
-            if *seq != expect {
+            } else if let [merged] = &entries[..] {
+                // A merged chunk straddling the snapshot is kept whole: applying a change twice
+                // is a no-op in Yjs.
+                doc.updates.push((to, merged.clone()));
+            } else {
                 return Err(corrupt());
             }
-            expect += 1;
         }
-        if expect - 1 != last_seq {
+        if covered != last_seq {
             return Err(corrupt());
         }
         Ok(Some(doc))
@@ -186,7 +200,6 @@ impl SqlDocStore {
             return row.map(|r| r.0 as u64).ok_or(DocStoreError::NotFound);
         }
         let n = updates.len() as i64;
-        let data = encode_batch(updates);
         let now = crate::db::now();
         let mut tx = self.pool.begin().await?;
         let head: Option<(i64,)> = sqlx::query_as("UPDATE doc_heads SET last_seq = last_seq + $2, updated_at = $3 WHERE doc_id = $1 RETURNING last_seq")
@@ -199,13 +212,25 @@ impl SqlDocStore {
             tx.rollback().await?;
             return Err(DocStoreError::NotFound);
         };
-        sqlx::query("INSERT INTO doc_updates (doc_id, seq_from, seq_to, data) VALUES ($1, $2, $3, $4)")
-            .bind(doc_id)
-            .bind(last - n + 1)
-            .bind(last)
-            .bind(data)
-            .execute(&mut *tx)
-            .await?;
+        let mut seq = last - n + 1;
+        for chunk in updates.chunks(MERGE_CHUNK) {
+            let data = match chunk {
+                [one] => encode_batch(std::slice::from_ref(one)),
+                many => match yrs::merge_updates_v1(many.iter().map(|u| u.as_ref())) {
+                    Ok(merged) => encode_batch(&[Bytes::from(merged)]),
+                    Err(_) => encode_batch(many),
+                },
+            };
+            let to = seq + chunk.len() as i64 - 1;
+            sqlx::query("INSERT INTO doc_updates (doc_id, seq_from, seq_to, data) VALUES ($1, $2, $3, $4)")
+                .bind(doc_id)
+                .bind(seq)
+                .bind(to)
+                .bind(data)
+                .execute(&mut *tx)
+                .await?;
+            seq = to + 1;
+        }
         tx.commit().await?;
         Ok(last as u64)
     }
