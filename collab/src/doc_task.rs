@@ -38,27 +38,29 @@ pub(crate) enum JoinError {
     Refused(CloseReason),
 }
 
-/// Commands sent to a document task.
+/// Commands sent to a document task. Kept to 24 bytes (larger payloads boxed): tokio's
+/// bounded channel allocates its slots 32 at a time, and every loaded document has one.
 pub(crate) enum Cmd {
-    Join {
-        conn: u64,
-        access: Access,
-        out: Outbound,
-        close: oneshot::Sender<CloseReason>,
-        ack: oneshot::Sender<Result<(), JoinError>>,
-    },
-    Inbound {
-        conn: u64,
-        msg: Inbound,
-    },
-    Leave {
-        conn: u64,
-    },
+    Join(Box<Join>),
+    Inbound { conn: u64, msg: Box<Inbound> },
+    Leave { conn: u64 },
     State(oneshot::Sender<Result<Vec<u8>, JoinError>>),
-    ServerUpdate {
-        update: Bytes,
-        reply: oneshot::Sender<Result<(), JoinError>>,
-    },
+    ServerUpdate(Box<ServerUpdate>),
+}
+
+/// A connection joining a document.
+pub(crate) struct Join {
+    pub conn: u64,
+    pub access: Access,
+    pub out: Outbound,
+    pub close: oneshot::Sender<CloseReason>,
+    pub ack: oneshot::Sender<Result<(), JoinError>>,
+}
+
+/// An edit made by the server itself.
+pub(crate) struct ServerUpdate {
+    pub update: Bytes,
+    pub reply: oneshot::Sender<Result<(), JoinError>>,
 }
 
 /// The sending side of a connection's bounded outbound queue, with its byte budget.
@@ -227,7 +229,10 @@ struct DocTask {
     hub: Arc<Inner>,
     id: Arc<str>,
     generation: u64,
-    awareness: Awareness,
+    doc: Doc,
+    /// Presence states; created when the first awareness message arrives and dropped again
+    /// when no connection is left and no state is live (an idle document keeps none).
+    awareness: Option<Awareness>,
     captured: Arc<Mutex<Vec<Vec<u8>>>>,
     conns: HashMap<u64, Conn>,
     owners: HashMap<ClientID, Owner>,
@@ -282,9 +287,9 @@ async fn refuse(
     rx.close();
     while let Some(cmd) = rx.recv().await {
         match cmd {
-            Cmd::Join { ack, .. } => drop(ack.send(Err(JoinError::Refused(reason)))),
+            Cmd::Join(join) => drop(join.ack.send(Err(JoinError::Refused(reason)))),
             Cmd::State(reply) => drop(reply.send(Err(JoinError::Refused(reason)))),
-            Cmd::ServerUpdate { reply, .. } => drop(reply.send(Err(JoinError::Refused(reason)))),
+            Cmd::ServerUpdate(su) => drop(su.reply.send(Err(JoinError::Refused(reason)))),
             Cmd::Inbound { .. } | Cmd::Leave { .. } => {}
         }
     }
@@ -292,6 +297,21 @@ async fn refuse(
 
 /// The document task.
 pub(crate) async fn run(hub: Arc<Inner>, id: Arc<str>, generation: u64, rx: mpsc::Receiver<Cmd>) {
+    // The loading phase runs in its own (boxed, short-lived) future, so the task that stays
+    // alive for the document's lifetime holds only the serving state.
+    if let Some((task, rx)) = Box::pin(load(hub, id, generation, rx)).await {
+        task.serve(rx).await;
+    }
+}
+
+/// Loads the document and builds its task; `None` when the load failed (the waiting commands
+/// were refused).
+async fn load(
+    hub: Arc<Inner>,
+    id: Arc<str>,
+    generation: u64,
+    rx: mpsc::Receiver<Cmd>,
+) -> Option<(Box<DocTask>, mpsc::Receiver<Cmd>)> {
     let mut sub = None;
     if let Some(fanout) = &hub.fanout {
         match fanout.subscribe(&id).await {
@@ -305,18 +325,21 @@ pub(crate) async fn run(hub: Arc<Inner>, id: Arc<str>, generation: u64, rx: mpsc
         Ok(Some(stored)) => stored,
         Ok(None) => {
             tracing::debug!(doc = %id, "document not found");
-            return refuse(&hub, &id, generation, rx, CloseReason::NOT_FOUND).await;
+            refuse(&hub, &id, generation, rx, CloseReason::NOT_FOUND).await;
+            return None;
         }
         Err(e) => {
             tracing::error!(doc = %id, error = %e, "document load failed");
-            return refuse(&hub, &id, generation, rx, CloseReason::INTERNAL_ERROR).await;
+            refuse(&hub, &id, generation, rx, CloseReason::INTERNAL_ERROR).await;
+            return None;
         }
     };
     let doc = match doc_from_stored(&stored) {
         Ok(doc) => doc,
         Err(e) => {
             tracing::error!(doc = %id, error = %e, "stored document is unreadable");
-            return refuse(&hub, &id, generation, rx, CloseReason::INTERNAL_ERROR).await;
+            refuse(&hub, &id, generation, rx, CloseReason::INTERNAL_ERROR).await;
+            return None;
         }
     };
     let captured = Arc::new(Mutex::new(Vec::new()));
@@ -327,10 +350,10 @@ pub(crate) async fn run(hub: Arc<Inner>, id: Arc<str>, generation: u64, rx: mpsc
         })
         .is_err()
     {
-        return refuse(&hub, &id, generation, rx, CloseReason::INTERNAL_ERROR).await;
+        refuse(&hub, &id, generation, rx, CloseReason::INTERNAL_ERROR).await;
+        return None;
     }
     let base = Instant::now();
-    let awareness = Awareness::with_clock(doc, move || base.elapsed().as_millis() as u64);
 
     let pub_tx = hub.fanout.as_ref().map(|fanout| {
         let (tx, mut prx) = mpsc::channel::<Bytes>(PUBLISH_QUEUE);
@@ -354,7 +377,8 @@ pub(crate) async fn run(hub: Arc<Inner>, id: Arc<str>, generation: u64, rx: mpsc
     let mut task = DocTask {
         id,
         generation,
-        awareness,
+        doc,
+        awareness: None,
         captured,
         conns: HashMap::new(),
         owners: HashMap::new(),
@@ -400,7 +424,7 @@ pub(crate) async fn run(hub: Arc<Inner>, id: Arc<str>, generation: u64, rx: mpsc
         let sv = task.doc().transact().state_vector();
         task.publish(Body::SyncRequest(Bytes::from(sv.encode_v1())));
     }
-    task.serve(rx).await;
+    Some((Box::new(task), rx))
 }
 
 async fn next_message(sub: &mut Option<FanoutStream>) -> Option<Bytes> {
@@ -412,10 +436,10 @@ async fn next_message(sub: &mut Option<FanoutStream>) -> Option<Bytes> {
 
 impl DocTask {
     fn doc(&self) -> &Doc {
-        self.awareness.doc()
+        &self.doc
     }
 
-    async fn serve(mut self, mut rx: mpsc::Receiver<Cmd>) {
+    async fn serve(mut self: Box<Self>, mut rx: mpsc::Receiver<Cmd>) {
         let shutdown = self.hub.shutdown.clone();
         let sleep = tokio::time::sleep_until(self.next_deadline());
         tokio::pin!(sleep);
@@ -455,7 +479,8 @@ impl DocTask {
                 break;
             }
         }
-        self.unload(rx).await;
+        // Boxed: the unload path's futures take no room while the document is served.
+        Box::pin(self.unload(rx)).await;
     }
 
     fn next_deadline(&self) -> Instant {
@@ -478,13 +503,14 @@ impl DocTask {
 
     fn on_cmd(&mut self, cmd: Cmd) {
         match cmd {
-            Cmd::Join {
-                conn,
-                access,
-                out,
-                close,
-                ack,
-            } => {
+            Cmd::Join(join) => {
+                let Join {
+                    conn,
+                    access,
+                    out,
+                    close,
+                    ack,
+                } = *join;
                 if self.exit.is_some() {
                     let _ = ack.send(Err(JoinError::Retry));
                     return;
@@ -510,7 +536,7 @@ impl DocTask {
                 self.idle_since = None;
                 let _ = ack.send(Ok(()));
             }
-            Cmd::Inbound { conn, msg } => self.on_inbound(conn, msg),
+            Cmd::Inbound { conn, msg } => self.on_inbound(conn, *msg),
             Cmd::Leave { conn } => self.remove_conn(conn, None),
             Cmd::State(reply) => {
                 let state = self
@@ -519,7 +545,8 @@ impl DocTask {
                     .encode_state_as_update_v1(&StateVector::default());
                 let _ = reply.send(Ok(state));
             }
-            Cmd::ServerUpdate { update, reply } => {
+            Cmd::ServerUpdate(su) => {
+                let ServerUpdate { update, reply } = *su;
                 let res = match self.apply_local(None, &update) {
                     Ok(()) => Ok(()),
                     Err(()) => Err(JoinError::Refused(CloseReason::INVALID_MESSAGE)),
@@ -693,7 +720,9 @@ impl DocTask {
         for client in c.clients {
             if self.owners.get(&client) == Some(&Owner::Local(conn)) {
                 self.owners.remove(&client);
-                self.awareness.remove_state(client);
+                if let Some(awareness) = self.awareness.as_mut() {
+                    awareness.remove_state(client);
+                }
                 self.aw_local.insert(client);
                 self.schedule_aw_flush();
             }
@@ -714,7 +743,11 @@ impl DocTask {
     // ----- awareness -----
 
     fn apply_awareness(&mut self, owner: Owner, update: AwarenessUpdate) {
-        let summary = match self.awareness.apply_update_summary(update) {
+        let base = self.aw_base;
+        let awareness = self.awareness.get_or_insert_with(|| {
+            Awareness::with_clock(self.doc.clone(), move || base.elapsed().as_millis() as u64)
+        });
+        let summary = match awareness.apply_update_summary(update) {
             Ok(Some(s)) => s,
             Ok(None) => return,
             Err(e) => {
@@ -758,7 +791,7 @@ impl DocTask {
     }
 
     fn all_awareness(&self) -> Option<Bytes> {
-        let update = self.awareness.update().ok()?;
+        let update = self.awareness.as_ref()?.update().ok()?;
         (!update.clients.is_empty()).then(|| protocol::awareness(&update))
     }
 
@@ -767,19 +800,27 @@ impl DocTask {
         if self.aw_local.is_empty() && self.aw_remote.is_empty() {
             return;
         }
+        let Some(awareness) = &self.awareness else {
+            self.aw_local.clear();
+            self.aw_remote.clear();
+            return;
+        };
         let local: Vec<ClientID> = self.aw_local.drain().collect();
         let all: Vec<ClientID> = local
             .iter()
             .copied()
             .chain(self.aw_remote.drain())
             .collect();
-        if let Ok(update) = self.awareness.update_with_clients(all) {
+        let to_all = awareness.update_with_clients(all);
+        let to_others = if self.pub_tx.is_some() && !local.is_empty() {
+            awareness.update_with_clients(local).ok()
+        } else {
+            None
+        };
+        if let Ok(update) = to_all {
             self.broadcast(None, protocol::awareness(&update));
         }
-        if self.pub_tx.is_some()
-            && !local.is_empty()
-            && let Ok(update) = self.awareness.update_with_clients(local)
-        {
+        if let Some(update) = to_others {
             self.publish(Body::Awareness(Bytes::from(update.encode_v1())));
         }
     }
@@ -787,18 +828,23 @@ impl DocTask {
     fn expire_awareness(&mut self) {
         let timeout = self.hub.config.awareness_timeout.as_millis() as u64;
         let clock_now = self.aw_base.elapsed().as_millis() as u64;
-        let expired: Vec<ClientID> = self
-            .awareness
+        let Some(awareness) = self.awareness.as_mut() else {
+            return;
+        };
+        let own = awareness.client_id();
+        let expired: Vec<ClientID> = awareness
             .iter()
             .filter(|(id, s)| {
-                *id != self.awareness.client_id()
+                *id != own
                     && s.data.is_some()
                     && clock_now.saturating_sub(s.last_updated) >= timeout
             })
             .map(|(id, _)| id)
             .collect();
+        for client in &expired {
+            awareness.remove_state(*client);
+        }
         for client in expired {
-            self.awareness.remove_state(client);
             match self.owners.remove(&client) {
                 Some(Owner::Local(conn)) => {
                     if let Some(c) = self.conns.get_mut(&conn) {
@@ -873,7 +919,8 @@ impl DocTask {
                         .map(|(c, _)| *c)
                         .collect();
                     if !local.is_empty()
-                        && let Ok(update) = self.awareness.update_with_clients(local)
+                        && let Some(awareness) = &self.awareness
+                        && let Ok(update) = awareness.update_with_clients(local)
                     {
                         self.publish(Body::Awareness(Bytes::from(update.encode_v1())));
                     }
@@ -1176,10 +1223,35 @@ impl DocTask {
         for id in dead {
             self.remove_conn(id, None);
         }
+        self.release_idle_memory();
         if self.conns.is_empty() {
             let since = *self.idle_since.get_or_insert(now);
             if now >= since + self.hub.config.idle_unload_after {
                 self.exit = Some(Exit::Idle);
+            }
+        }
+    }
+
+    /// Frees what a quiet document does not need: buffers left large by a burst, and the
+    /// awareness once no connection is left and no presence state is live.
+    fn release_idle_memory(&mut self) {
+        if self.pending.is_empty() && self.pending.capacity() > 0 {
+            self.pending = Vec::new();
+        }
+        if self.held.is_empty() && self.held.capacity() > 0 {
+            self.held = std::collections::VecDeque::new();
+        }
+        if self.conns.is_empty() {
+            self.conns.shrink_to_fit();
+            let live = self
+                .awareness
+                .as_ref()
+                .is_some_and(|a| a.iter().any(|(_, s)| s.data.is_some()));
+            if !live && self.aw_flush_at.is_none() {
+                self.awareness = None;
+                self.owners = HashMap::new();
+                self.aw_local = HashSet::new();
+                self.aw_remote = HashSet::new();
             }
         }
     }
@@ -1194,7 +1266,7 @@ impl DocTask {
 
     // ----- unload -----
 
-    async fn unload(mut self, mut rx: mpsc::Receiver<Cmd>) {
+    async fn unload(mut self: Box<Self>, mut rx: mpsc::Receiver<Cmd>) {
         let exit = self.exit.unwrap_or(Exit::Idle);
         self.flush_awareness();
         if exit != Exit::Failed {
@@ -1210,9 +1282,9 @@ impl DocTask {
         rx.close();
         while let Some(cmd) = rx.recv().await {
             match cmd {
-                Cmd::Join { ack, .. } => drop(ack.send(Err(JoinError::Retry))),
+                Cmd::Join(join) => drop(join.ack.send(Err(JoinError::Retry))),
                 Cmd::State(reply) => drop(reply.send(Err(JoinError::Retry))),
-                Cmd::ServerUpdate { reply, .. } => drop(reply.send(Err(JoinError::Retry))),
+                Cmd::ServerUpdate(su) => drop(su.reply.send(Err(JoinError::Retry))),
                 Cmd::Inbound { .. } | Cmd::Leave { .. } => {}
             }
         }

@@ -270,10 +270,10 @@ impl Hub {
             let (tx, rx) = oneshot::channel();
             self.send(
                 doc_id,
-                Cmd::ServerUpdate {
+                Cmd::ServerUpdate(Box::new(doc_task::ServerUpdate {
                     update: update.clone(),
                     reply: tx,
-                },
+                })),
             )
             .await?;
             match rx.await {
@@ -341,13 +341,13 @@ impl Hub {
         for _ in 0..JOIN_ATTEMPTS {
             let (ack_tx, ack_rx) = oneshot::channel();
             let (close_tx, close_rx) = oneshot::channel();
-            let cmd = Cmd::Join {
+            let cmd = Cmd::Join(Box::new(doc_task::Join {
                 conn,
                 access,
                 out: out.clone(),
                 close: close_tx,
                 ack: ack_tx,
-            };
+            }));
             let entry = match self.send(doc_id, cmd).await {
                 Ok(entry) => entry,
                 Err(reason) => return reason,
@@ -404,7 +404,15 @@ impl Hub {
                         Inbound::Ignored(_) => continue,
                         other => other,
                     };
-                    if entry.tx.send(Cmd::Inbound { conn, msg }).await.is_err() {
+                    if entry
+                        .tx
+                        .send(Cmd::Inbound {
+                            conn,
+                            msg: Box::new(msg),
+                        })
+                        .await
+                        .is_err()
+                    {
                         return CloseReason::INTERNAL_ERROR;
                     }
                 }
