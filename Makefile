@@ -89,3 +89,34 @@ check:
 
 fmt:
 	cargo fmt --all
+
+## --- load tests --------------------------------------------------------------
+LOAD_RESULTS ?= $(CARGO_TARGET_DIR)/load-results
+.PHONY: load-events-ci
+
+# Event fan-out (figures in load-tests/README.md): 10,000 authenticated sockets on one instance
+# (SQLite), then two instances on PostgreSQL relaying through Redis. Needs PostgreSQL and Redis up.
+load-events:
+	cargo build --release -p server -p load-tests
+	ulimit -n 20000 && $(CARGO_TARGET_DIR)/release/load-tests events --server-bin $(RELEASE_BIN) \
+	  --out $(LOAD_RESULTS)/events-one-instance.json
+	ulimit -n 20000 && $(CARGO_TARGET_DIR)/release/load-tests events --server-bin $(RELEASE_BIN) \
+	  --instances 2 --database-url $(PG_URL) --redis-url $(REDIS) --connections 4000 \
+	  --out $(LOAD_RESULTS)/events-two-instances.json
+
+# A small run of the same scenario for CI (debug build): fails on a refused connection or a lost
+# delivery; the speed figures are printed, not enforced.
+load-events-ci:
+	cargo build -p server -p load-tests
+	$(CARGO_TARGET_DIR)/debug/load-tests events --server-bin $(DEBUG_BIN) --connections 300 --clients 5 \
+	  --hot 100 --moves 40 --rate 20 --small 20 --small-moves 40 --small-rate 20 --check \
+	  --out $(LOAD_RESULTS)/events-ci.json
+
+# Collaborative editing (figures in load-tests/README.md): 200 editors typing 5 updates/s each on
+# one document, a 260,000-edit history (bytes per edit, cold load), SIGKILL rounds while editors
+# type, and the same typing load against Hocuspocus and the y-websocket reference server.
+load-collab:
+	cargo build --release -p server -p load-tests
+	cd load-tests/node && $(NPM) ci
+	ulimit -n 20000 && $(CARGO_TARGET_DIR)/release/load-tests collab --server-bin $(RELEASE_BIN) --compare \
+	  --node-dir load-tests/node --out $(LOAD_RESULTS)/collab.json

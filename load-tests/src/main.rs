@@ -1,5 +1,54 @@
-//! Load generators for the product's realtime paths. Each scenario prints JSON results.
-fn main() {
-    eprintln!("usage: load-tests <scenario> (scenarios are added with the realtime and collaboration work)");
-    std::process::exit(2);
+//! Load generators for the product's realtime paths. Each scenario drives a real `capopt serve`
+//! process (started here, or one already running) over loopback, prints its figures as JSON and
+//! writes them to a results file.
+//!
+//! Run with `load-tests events --help`.
+
+mod common;
+mod events;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "load-tests", about = "Load generators for the capopt server")]
+struct Cli {
+    #[command(subcommand)]
+    scenario: Scenario,
+}
+
+#[derive(Subcommand)]
+enum Scenario {
+    /// Event fan-out: thousands of authenticated `/api/ws` subscribers spread over clients, board
+    /// moves driven through the HTTP API, delivery latency, throughput and memory per connection.
+    Events(events::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(async move {
+        match cli.scenario {
+            Scenario::Events(args) => events::run(args).await,
+        }
+    });
+    match result {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("load test finished, but some checks failed (see the JSON above)");
+            std::process::ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

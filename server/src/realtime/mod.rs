@@ -335,12 +335,13 @@ impl Hub {
         let name = topic.to_string();
         let frame = encode(&name, seq, kind, data);
         self.inner.stats.published.fetch_add(1, Ordering::Relaxed);
-        self.deliver_local(&name, &frame);
+        // The other instances first: their hop through Redis then overlaps the local fan-out.
         if let Some(bus) = self.inner.bus.get()
             && !bus.send(&self.inner.instance, &name, &frame)
         {
             self.inner.stats.bus_dropped.fetch_add(1, Ordering::Relaxed);
         }
+        self.deliver_local(&name, &frame);
     }
 
     /// Queues a frame for every local subscriber of `topic`; a subscriber whose queue is full is
