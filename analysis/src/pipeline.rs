@@ -32,7 +32,8 @@ use crate::ingest::values::{
     read_cqs_cell,
 };
 use crate::ingest::{
-    CellKind, FileKind, Input, Limits, RowChunk, RowRef, RowSink, SourceInfo, read_rows,
+    BlockError, CellKind, CsvBlock, FileKind, Input, Limits, RowChunk, RowRef, RowSink, SourceInfo,
+    read_rows,
 };
 use crate::mapping::{
     ColumnMapping, MappingError, ResolvedMapping, required_columns, sanitize, suggested_mapping,
@@ -680,7 +681,14 @@ struct Job {
     seq: u64,
     chunk: RowChunk,
     out: WorkOut,
+    /// CSV records to parse into `chunk` first (after the first chunk of a CSV file).
+    raw: Option<CsvBlock>,
+    /// The block's parse error, reported in file order by the writer.
+    error: Option<BlockError>,
 }
+
+/// Buffers coming back from the writer for reuse.
+type Recycled = (RowChunk, WorkOut, Option<Vec<u8>>);
 
 /// Where the writer puts bytes.
 enum Sink<'a> {
@@ -850,8 +858,10 @@ struct Feeder<'e, 'o> {
     plan: Option<Arc<Plan>>,
     plan_tx: Option<mpsc::SyncSender<Arc<Plan>>>,
     job_tx: Option<mpsc::SyncSender<(Arc<Plan>, Job)>>,
-    recycle_rx: mpsc::Receiver<(RowChunk, WorkOut)>,
+    recycle_rx: mpsc::Receiver<Recycled>,
     spare_outs: Vec<WorkOut>,
+    spare_chunks: Vec<RowChunk>,
+    spare_blocks: Vec<Vec<u8>>,
     allocated: usize,
     max_chunks: usize,
     seq: u64,
@@ -1059,9 +1069,7 @@ impl RowSink<Error> for Feeder<'_, '_> {
         let plan = self.plan.clone().ok_or(crate::ingest::IngestError::Empty)?;
         self.rows += chunk.len() as u64;
         if plan.output_kind == OutputKind::Xlsx && plan.format_output && self.rows > XLSX_MAX_ROWS {
-            return Err(Error::Output(format!(
-                "the file has more than {XLSX_MAX_ROWS} rows, more than a spreadsheet holds; choose CSV output"
-            )));
+            return Err(too_many_for_xlsx());
         }
         let ncols = chunk.ncols();
         let out = self.spare_outs.pop().unwrap_or_default();
@@ -1069,6 +1077,8 @@ impl RowSink<Error> for Feeder<'_, '_> {
             seq: self.seq,
             chunk,
             out,
+            raw: None,
+            error: None,
         };
         self.seq += 1;
         let Some(tx) = &self.job_tx else {
@@ -1078,26 +1088,72 @@ impl RowSink<Error> for Feeder<'_, '_> {
             // The writer stopped (it failed); stop reading, its error is reported.
             return Ok(None);
         }
-        // Reuse a chunk the writer is done with, or start a new one while under the bound; at
-        // the bound, wait for the writer (this is what bounds memory).
+        Ok(self.spare_chunk(ncols))
+    }
+
+    fn wants_blocks(&self) -> bool {
+        true
+    }
+
+    fn block(&mut self, block: CsvBlock) -> Result<Option<Vec<u8>>> {
+        let Some(plan) = self.plan.clone() else {
+            return Err(crate::ingest::IngestError::Empty.into());
+        };
+        let Some(chunk) = self.spare_chunk(block.ncols()) else {
+            return Ok(None);
+        };
+        let out = self.spare_outs.pop().unwrap_or_default();
+        let job = Job {
+            seq: self.seq,
+            chunk,
+            out,
+            raw: Some(block),
+            error: None,
+        };
+        self.seq += 1;
+        let Some(tx) = &self.job_tx else {
+            return Ok(None);
+        };
+        if tx.send((plan, job)).is_err() {
+            return Ok(None);
+        }
+        Ok(Some(self.spare_blocks.pop().unwrap_or_default()))
+    }
+}
+
+impl Feeder<'_, '_> {
+    fn take_recycled(&mut self, (c, o, b): Recycled) -> RowChunk {
+        self.spare_outs.push(o);
+        if let Some(b) = b {
+            self.spare_blocks.push(b);
+        }
+        c
+    }
+
+    /// A chunk to fill: one the writer is done with, or a new one while under the bound; at the
+    /// bound, wait for the writer (this is what bounds memory). `None` when the writer stopped.
+    fn spare_chunk(&mut self, ncols: usize) -> Option<RowChunk> {
+        if let Some(c) = self.spare_chunks.pop() {
+            return Some(c);
+        }
         match self.recycle_rx.try_recv() {
-            Ok((c, o)) => {
-                self.spare_outs.push(o);
-                Ok(Some(c))
-            }
+            Ok(r) => Some(self.take_recycled(r)),
             Err(_) if self.allocated < self.max_chunks => {
                 self.allocated += 1;
-                Ok(Some(RowChunk::new(ncols)))
+                Some(RowChunk::new(ncols))
             }
             Err(_) => match self.recycle_rx.recv() {
-                Ok((c, o)) => {
-                    self.spare_outs.push(o);
-                    Ok(Some(c))
-                }
-                Err(_) => Ok(None),
+                Ok(r) => Some(self.take_recycled(r)),
+                Err(_) => None,
             },
         }
     }
+}
+
+fn too_many_for_xlsx() -> Error {
+    Error::Output(format!(
+        "the file has more than {XLSX_MAX_ROWS} rows, more than a spreadsheet holds; choose CSV output"
+    ))
 }
 
 /// The Analysis_Type text of a lever.
@@ -1157,7 +1213,8 @@ pub fn analyze(
     // Bounded channels keep at most about 3 x threads + 2 chunks in flight.
     let (job_tx, job_rx) = mpsc::sync_channel::<(Arc<Plan>, Job)>(threads);
     let (done_tx, done_rx) = mpsc::sync_channel::<Job>(threads);
-    let (recycle_tx, recycle_rx) = mpsc::channel::<(RowChunk, WorkOut)>();
+    let (recycle_tx, recycle_rx) = mpsc::channel::<Recycled>();
+    let limits = &opts.limits;
     let job_rx = Mutex::new(job_rx);
 
     let mut buffer_target: Option<&mut Vec<u8>> = match output {
@@ -1178,19 +1235,32 @@ pub fn analyze(
                 workers.push(scope.spawn(move || {
                     let mut totals = Totals::default();
                     let mut scratch = Scratch::default();
+                    let mut writer_gone = false;
                     loop {
                         let next = job_rx.lock().map(|rx| rx.recv());
                         let Ok(Ok((plan, mut job))) = next else { break };
-                        process_chunk(
-                            &plan,
-                            engine,
-                            &job.chunk,
-                            &mut job.out,
-                            &mut totals,
-                            &mut scratch,
-                        );
+                        if writer_gone {
+                            // The writer failed: drain the queue so the reader never blocks.
+                            continue;
+                        }
+                        if let Some(block) = &job.raw {
+                            job.chunk.reset(block.ncols(), 0);
+                            if let Err(e) = block.parse_into(&mut job.chunk) {
+                                job.error = Some(e);
+                            }
+                        }
+                        if job.error.is_none() {
+                            process_chunk(
+                                &plan,
+                                engine,
+                                &job.chunk,
+                                &mut job.out,
+                                &mut totals,
+                                &mut scratch,
+                            );
+                        }
                         if done_tx.send(job).is_err() {
-                            break;
+                            writer_gone = true;
                         }
                     }
                     totals
@@ -1250,10 +1320,29 @@ pub fn analyze(
                 for job in done_rx.iter() {
                     pending.insert(job.seq, job);
                     while let Some(job) = pending.remove(&next) {
-                        sink.write(&plan, &job.chunk, &job.out)?;
+                        if let Some(e) = &job.error {
+                            return Err(e.locate(written, limits).into());
+                        }
                         written += job.chunk.len() as u64;
+                        if written > limits.max_rows {
+                            return Err(crate::ingest::IngestError::TooManyRows {
+                                limit: limits.max_rows,
+                            }
+                            .into());
+                        }
+                        if plan.output_kind == OutputKind::Xlsx
+                            && plan.format_output
+                            && written > XLSX_MAX_ROWS
+                        {
+                            return Err(too_many_for_xlsx());
+                        }
+                        sink.write(&plan, &job.chunk, &job.out)?;
                         next += 1;
-                        let _ = recycle_tx.send((job.chunk, job.out));
+                        let _ = recycle_tx.send((
+                            job.chunk,
+                            job.out,
+                            job.raw.map(CsvBlock::into_buffer),
+                        ));
                     }
                 }
                 if !pending.is_empty() {
@@ -1274,6 +1363,8 @@ pub fn analyze(
                 job_tx: Some(job_tx),
                 recycle_rx,
                 spare_outs: Vec::new(),
+                spare_chunks: Vec::new(),
+                spare_blocks: Vec::new(),
                 allocated: 1,
                 max_chunks: 2 * threads + 3,
                 seq: 0,

@@ -124,14 +124,12 @@ where
     // Sniff the delimiter on decoded text so Latin-1 bytes do not confuse it (they cannot be
     // delimiters anyway, but keep one code path).
     let delimiter = sniff_delimiter(&head[skip..]);
-    let head_len = head.len() as u64;
     let stream = std::io::Cursor::new(head).chain(reader);
     match encoding {
         TextEncoding::Latin1 => parse_stream(
             BufReader::with_capacity(256 * 1024, Latin1Reader::new(stream)),
             encoding,
             delimiter,
-            head_len,
             limits,
             chunk_rows,
             sink,
@@ -142,16 +140,387 @@ where
                 let mut bom = [0u8; 3];
                 s.read_exact(&mut bom).map_err(io)?;
             }
-            parse_stream(s, encoding, delimiter, head_len, limits, chunk_rows, sink)
+            parse_stream(s, encoding, delimiter, limits, chunk_rows, sink)
         }
     }
 }
 
+/// Bytes of complete records per block: about 8,000 rows of a typical exposure file.
+const BLOCK_BYTES: usize = 1 << 20;
+
+/// Maps a read error of the decoded stream.
+fn io_error(e: &std::io::Error) -> IngestError {
+    if e.get_ref()
+        .is_some_and(|x| x.downcast_ref::<NotTextError>().is_some())
+    {
+        IngestError::NotText
+    } else {
+        IngestError::CsvFailed(e.to_string())
+    }
+}
+
+/// Reads from `source` until `buf` holds at least `target` bytes or the stream ends. Returns
+/// true at the end of the stream.
+fn fill(source: &mut impl Read, buf: &mut Vec<u8>, target: usize) -> Result<bool, IngestError> {
+    while buf.len() < target {
+        let start = buf.len();
+        let want = (target - start).max(64 * 1024);
+        buf.resize(start + want, 0);
+        match source.read(&mut buf[start..]) {
+            Ok(0) => {
+                buf.truncate(start);
+                return Ok(true);
+            }
+            Ok(k) => buf.truncate(start + k),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(start),
+            Err(e) => {
+                buf.truncate(start);
+                return Err(io_error(&e));
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// The end (after its terminator) of the record starting at `from`, or `None` when the record is
+/// not complete in `buf`. Follows the CSV reader's rules: a double quote opens a quoted field
+/// only at the start of a field, `""` inside quotes is a quote, and `\n`, `\r` end a record.
+fn next_record_end(buf: &[u8], from: usize, delimiter: u8) -> Option<usize> {
+    let mut pos = from;
+    loop {
+        // At the start of a field.
+        if *buf.get(pos)? == b'"' {
+            // Quoted: find the closing quote (a doubled quote stays inside).
+            pos += 1;
+            loop {
+                let q = memchr::memchr(b'"', &buf[pos..])? + pos;
+                pos = q + 1;
+                if *buf.get(pos)? != b'"' {
+                    break;
+                }
+                pos += 1;
+            }
+        }
+        // Unquoted (or after the closing quote): up to the delimiter or the end of the record.
+        let i = memchr::memchr3(delimiter, b'\n', b'\r', &buf[pos..])? + pos;
+        if buf[i] == delimiter {
+            pos = i + 1;
+        } else {
+            return Some(i + 1);
+        }
+    }
+}
+
+/// The end of the last complete record in `buf` (which starts at a record boundary), or 0.
+fn last_record_end(buf: &[u8], delimiter: u8) -> usize {
+    if memchr::memchr(b'"', buf).is_none() {
+        return memchr::memrchr2(b'\n', b'\r', buf).map_or(0, |i| i + 1);
+    }
+    let mut end = 0;
+    while let Some(e) = next_record_end(buf, end, delimiter) {
+        end = e;
+    }
+    end
+}
+
+/// The fields of one record, as seen by [`push_row`].
+trait Fields {
+    fn count(&self) -> usize;
+    fn field(&self, i: usize) -> &[u8];
+}
+
+impl Fields for ::csv::ByteRecord {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn field(&self, i: usize) -> &[u8] {
+        self.get(i).unwrap_or_default()
+    }
+}
+
+/// An unquoted line and the end offset of each of its fields.
+struct Split<'a> {
+    line: &'a [u8],
+    ends: &'a [u32],
+}
+
+impl Fields for Split<'_> {
+    fn count(&self) -> usize {
+        self.ends.len()
+    }
+    fn field(&self, i: usize) -> &[u8] {
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends[i - 1] as usize + 1
+        };
+        &self.line[start..self.ends[i] as usize]
+    }
+}
+
+/// Checks one record and appends it to `chunk`. Returns false for a blank record (skipped).
+fn push_row<F: Fields + ?Sized>(
+    rec: &F,
+    ncols: usize,
+    max_cell: usize,
+    check_utf8: bool,
+    chunk: &mut RowChunk,
+) -> Result<bool, BlockErrorKind> {
+    let n = rec.count();
+    let total: usize = (0..n).map(|i| rec.field(i).len()).sum();
+    // A blank line or a row of empty (or whitespace) cells; only short rows can be blank.
+    if total <= 4 * ncols + 64
+        && (0..n).all(|i| rec.field(i).iter().all(|b| b.is_ascii_whitespace()))
+    {
+        return Ok(false);
+    }
+    if n != ncols {
+        let extra_blank = n > ncols && (ncols..n).all(|i| rec.field(i).trim_ascii().is_empty());
+        if !extra_blank {
+            return Err(if n < ncols {
+                BlockErrorKind::TooFew(n)
+            } else {
+                BlockErrorKind::TooMany(n)
+            });
+        }
+    }
+    if total > max_cell && (0..n).any(|i| rec.field(i).len() > max_cell) {
+        return Err(BlockErrorKind::CellTooLong(max_cell));
+    }
+    if (0..n).any(|i| memchr::memchr(0, rec.field(i)).is_some()) {
+        return Err(BlockErrorKind::NotText);
+    }
+    if check_utf8
+        && (0..n).any(|i| {
+            let f = rec.field(i);
+            !f.is_ascii() && std::str::from_utf8(f).is_err()
+        })
+    {
+        return Err(BlockErrorKind::NotUtf8);
+    }
+    for i in 0..ncols {
+        chunk.push_cell(rec.field(i), CellKind::Text);
+    }
+    chunk.end_row();
+    Ok(true)
+}
+
+/// What is wrong with a row of a [`CsvBlock`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BlockErrorKind {
+    TooFew(usize),
+    TooMany(usize),
+    CellTooLong(usize),
+    NotText,
+    NotUtf8,
+    Csv(String),
+}
+
+/// A row error found while parsing a [`CsvBlock`], located within the block; the reader that
+/// knows how many rows came before turns it into the product's message with
+/// [`BlockError::locate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockError {
+    /// 1-based data row within the block (blank lines not counted).
+    row: u64,
+    kind: BlockErrorKind,
+    expected: usize,
+}
+
+impl BlockError {
+    /// The error of the whole file, with `rows_before` data rows before the block. A row past
+    /// `limits.max_rows` is reported as too many rows, as a sequential read would.
+    pub fn locate(&self, rows_before: u64, limits: &Limits) -> IngestError {
+        let row = rows_before + self.row;
+        if row > limits.max_rows {
+            return IngestError::TooManyRows {
+                limit: limits.max_rows,
+            };
+        }
+        let ncols = self.expected;
+        match &self.kind {
+            BlockErrorKind::TooFew(n) => IngestError::CsvErrors(format!(
+                "Row {row}: Too few fields: expected {ncols} fields but parsed {n}"
+            )),
+            BlockErrorKind::TooMany(n) => IngestError::CsvErrors(format!(
+                "Row {row}: Too many fields: expected {ncols} fields but parsed {n}"
+            )),
+            BlockErrorKind::CellTooLong(max) => {
+                IngestError::CsvErrors(format!("Row {row}: a field is longer than {max} bytes"))
+            }
+            BlockErrorKind::NotText => IngestError::NotText,
+            BlockErrorKind::NotUtf8 => IngestError::CsvErrors(format!(
+                "Row {row}: the text is not valid UTF-8 (save the file as CSV UTF-8)"
+            )),
+            BlockErrorKind::Csv(e) => IngestError::CsvErrors(format!("Row {row}: {e}")),
+        }
+    }
+}
+
+/// Complete CSV records (decoded to UTF-8, header excluded), cut from the stream at a record
+/// boundary so any thread can parse them into a [`RowChunk`] with [`CsvBlock::parse_into`].
+#[derive(Debug, Default)]
+pub struct CsvBlock {
+    data: Vec<u8>,
+    delimiter: u8,
+    ncols: usize,
+    max_cell_bytes: usize,
+    /// The block ends inside a record longer than any valid one could be.
+    truncated: bool,
+}
+
+impl CsvBlock {
+    /// Number of columns of the file.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+
+    /// Bytes held.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// True when the block holds no byte.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Gives the buffer back for reuse.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.data
+    }
+
+    /// Parses the records and appends the non-blank ones to `chunk` (of [`CsvBlock::ncols`]
+    /// columns). Unquoted blocks are split directly; blocks with quotes go through the CSV
+    /// reader. The checks and messages are those of a sequential read.
+    pub fn parse_into(&self, chunk: &mut RowChunk) -> Result<(), BlockError> {
+        let data = &self.data[..];
+        let ncols = self.ncols;
+        let check_utf8 = std::str::from_utf8(data).is_err();
+        let mut rows = 0u64;
+        let fail = |rows: u64, kind| BlockError {
+            row: rows + 1,
+            kind,
+            expected: ncols,
+        };
+        let plain = memchr::memchr(b'"', data).is_none()
+            && memchr::memchr_iter(b'\r', data).all(|i| data.get(i + 1) == Some(&b'\n'));
+        if plain {
+            let mut ends: Vec<u32> = Vec::with_capacity(ncols + 4);
+            let mut start = 0;
+            while start < data.len() {
+                let nl = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
+                let mut line = &data[start..nl];
+                start = nl + 1;
+                if let Some(l) = line.strip_suffix(b"\r") {
+                    line = l;
+                }
+                ends.clear();
+                for i in memchr::memchr_iter(self.delimiter, line) {
+                    ends.push(i as u32);
+                }
+                ends.push(line.len() as u32);
+                let rec = Split { line, ends: &ends };
+                match push_row(&rec, ncols, self.max_cell_bytes, check_utf8, chunk) {
+                    Ok(true) => rows += 1,
+                    Ok(false) => {}
+                    Err(kind) => {
+                        chunk.discard_open_row();
+                        return Err(fail(rows, kind));
+                    }
+                }
+            }
+        } else {
+            let mut rdr = ::csv::ReaderBuilder::new()
+                .delimiter(self.delimiter)
+                .has_headers(false)
+                .flexible(true)
+                .buffer_capacity(64 * 1024)
+                .from_reader(data);
+            let mut rec = ::csv::ByteRecord::new();
+            loop {
+                match rdr.read_byte_record(&mut rec) {
+                    Ok(false) => break,
+                    Ok(true) => match push_row(&rec, ncols, self.max_cell_bytes, check_utf8, chunk)
+                    {
+                        Ok(true) => rows += 1,
+                        Ok(false) => {}
+                        Err(kind) => {
+                            chunk.discard_open_row();
+                            return Err(fail(rows, kind));
+                        }
+                    },
+                    Err(e) => return Err(fail(rows, BlockErrorKind::Csv(e.to_string()))),
+                }
+            }
+        }
+        if self.truncated {
+            return Err(fail(rows, BlockErrorKind::CellTooLong(self.max_cell_bytes)));
+        }
+        Ok(())
+    }
+}
+
+/// Parses the header record, the first record with a non-blank cell.
+fn parse_header(
+    record: &[u8],
+    delimiter: u8,
+    limits: &Limits,
+) -> Result<Option<Vec<String>>, IngestError> {
+    let mut rdr = ::csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(record);
+    let mut rec = ::csv::ByteRecord::new();
+    match rdr.read_byte_record(&mut rec) {
+        Ok(false) => return Ok(None),
+        Ok(true) => {}
+        Err(e) => return Err(IngestError::CsvErrors(format!("Row 1: {e}"))),
+    }
+    if rec.iter().all(|f| f.trim_ascii().is_empty()) {
+        return Ok(None);
+    }
+    if rec.len() > limits.max_columns {
+        return Err(IngestError::TooManyColumns {
+            found: rec.len(),
+            limit: limits.max_columns,
+        });
+    }
+    let mut raw = Vec::with_capacity(rec.len());
+    for f in rec.iter() {
+        if f.len() > limits.max_cell_bytes {
+            return Err(IngestError::CsvErrors(format!(
+                "Row 1: a header is longer than {} bytes",
+                limits.max_cell_bytes
+            )));
+        }
+        if memchr::memchr(0, f).is_some() {
+            return Err(IngestError::NotText);
+        }
+        match std::str::from_utf8(f) {
+            Ok(s) => raw.push(s),
+            Err(_) => {
+                return Err(IngestError::CsvErrors(
+                    "Row 1: the header row is not valid UTF-8 text".into(),
+                ));
+            }
+        }
+    }
+    // Trailing blank headers from trailing delimiters are dropped.
+    while raw.len() > 1 && raw.last().is_some_and(|h| h.trim().is_empty()) {
+        raw.pop();
+    }
+    Ok(Some(clean_headers(raw)))
+}
+
+/// Reads the decoded stream in blocks of complete records. The header and the first chunk are
+/// parsed here; after that, when the sink takes raw blocks ([`RowSink::wants_blocks`]), blocks
+/// go to it unparsed so its workers parse them in parallel, otherwise they are parsed here.
 fn parse_stream<R, E, S>(
-    source: R,
+    mut source: R,
     encoding: TextEncoding,
     delimiter: u8,
-    head_len: u64,
     limits: &Limits,
     chunk_rows: usize,
     sink: &mut S,
@@ -161,55 +530,40 @@ where
     E: From<IngestError>,
     S: RowSink<E> + ?Sized,
 {
-    let mut rdr = ::csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(256 * 1024)
-        .from_reader(source);
-
-    let mut rec = ::csv::ByteRecord::new();
-    // Header row: the first record with a non-blank cell.
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + 64 * 1024);
+    let mut bytes: u64 = 0;
+    let mut eof = false;
+    // A header record longer than this is refused.
+    let header_bound = limits.max_cell_bytes.saturating_mul(4).max(16 << 20);
+    let mut target = BLOCK_BYTES;
     let headers = loop {
-        match rdr.read_byte_record(&mut rec) {
-            Ok(false) => return Err(IngestError::Empty.into()),
-            Ok(true) => {
-                if rec.iter().all(|f| f.trim_ascii().is_empty()) {
-                    continue;
-                }
-                if rec.len() > limits.max_columns {
-                    return Err(IngestError::TooManyColumns {
-                        found: rec.len(),
-                        limit: limits.max_columns,
-                    }
-                    .into());
-                }
-                let mut raw = Vec::with_capacity(rec.len());
-                for f in rec.iter() {
-                    if f.len() > limits.max_cell_bytes {
-                        return Err(IngestError::CsvErrors(format!(
-                            "Row 1: a header is longer than {} bytes",
-                            limits.max_cell_bytes
-                        ))
-                        .into());
-                    }
-                    match std::str::from_utf8(f) {
-                        Ok(s) => raw.push(s),
-                        Err(_) => {
-                            return Err(IngestError::CsvErrors(
-                                "Row 1: the header row is not valid UTF-8 text".into(),
-                            )
-                            .into());
-                        }
-                    }
-                }
-                // Trailing blank headers from trailing delimiters are dropped.
-                while raw.len() > 1 && raw.last().is_some_and(|h| h.trim().is_empty()) {
-                    raw.pop();
-                }
-                break clean_headers(raw);
+        if !eof {
+            let before = buf.len();
+            eof = fill(&mut source, &mut buf, target)?;
+            bytes += (buf.len() - before) as u64;
+        }
+        let end = match next_record_end(&buf, 0, delimiter) {
+            Some(e) => e,
+            None if eof => buf.len(),
+            None if buf.len() > header_bound => {
+                return Err(IngestError::CsvErrors(format!(
+                    "Row 1: a header is longer than {} bytes",
+                    limits.max_cell_bytes
+                ))
+                .into());
             }
-            Err(e) => return Err(csv_error(e, 1).into()),
+            None => {
+                target = buf.len() * 2;
+                continue;
+            }
+        };
+        if end == 0 {
+            return Err(IngestError::Empty.into());
+        }
+        let found = parse_header(&buf[..end], delimiter, limits)?;
+        buf.drain(..end);
+        if let Some(h) = found {
+            break h;
         }
     };
     let ncols = headers.len();
@@ -222,84 +576,100 @@ where
     };
     sink.start(&info)?;
 
+    // A record longer than this cannot be valid: some field would exceed the cell limit.
+    let max_record = limits
+        .max_cell_bytes
+        .saturating_add(2)
+        .saturating_mul(2)
+        .saturating_mul(ncols.max(1))
+        .saturating_add(64)
+        .max(BLOCK_BYTES);
     let mut chunk = RowChunk::new(ncols);
     chunk.reset(ncols, 1);
-    let mut rows: u64 = 0;
+    let mut rows: u64 = 0; // rows parsed here, in chunks sent or in `chunk`
+    let mut first_sent = false;
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut target = BLOCK_BYTES;
     let mut stats = ReadStats::default();
     loop {
-        let more = match rdr.read_byte_record(&mut rec) {
-            Ok(m) => m,
-            Err(e) => return Err(csv_error(e, rows + 1).into()),
-        };
-        if !more {
+        if !eof {
+            let before = buf.len();
+            eof = fill(&mut source, &mut buf, target)?;
+            bytes += (buf.len() - before) as u64;
+        }
+        if buf.is_empty() {
             break;
         }
-        let line_no = rows + 1;
-        let slice = rec.as_slice();
-        // A blank line or a row of empty (or whitespace) cells; only short rows can be blank.
-        if slice.len() <= 4 * ncols + 64 && slice.iter().all(|b| b.is_ascii_whitespace()) {
-            continue;
-        }
-        if rec.len() != ncols {
-            let extra_blank =
-                rec.len() > ncols && rec.iter().skip(ncols).all(|f| f.trim_ascii().is_empty());
-            if !extra_blank {
-                let kind = if rec.len() < ncols {
-                    "Too few"
-                } else {
-                    "Too many"
-                };
-                return Err(IngestError::CsvErrors(format!(
-                    "Row {line_no}: {kind} fields: expected {ncols} fields but parsed {}",
-                    rec.len()
-                ))
+        let (end, truncated) = if eof {
+            (buf.len(), false)
+        } else {
+            match last_record_end(&buf, delimiter) {
+                0 if buf.len() > max_record => (buf.len(), true),
+                0 => {
+                    target = buf.len() * 2;
+                    continue;
+                }
+                e => (e, false),
+            }
+        };
+        target = BLOCK_BYTES;
+        // The block takes the buffer; the incomplete tail moves to a fresh one.
+        let mut next = spare.pop().unwrap_or_default();
+        next.clear();
+        next.extend_from_slice(&buf[end..]);
+        let mut data = std::mem::replace(&mut buf, next);
+        data.truncate(end);
+        let block = CsvBlock {
+            data,
+            delimiter,
+            ncols,
+            max_cell_bytes: limits.max_cell_bytes,
+            truncated,
+        };
+        if first_sent && sink.wants_blocks() {
+            match sink.block(block)? {
+                Some(b) => spare.push(b),
+                None => {
+                    stats.stopped_early = true;
+                    break;
+                }
+            }
+        } else {
+            let before = chunk.len() as u64;
+            block
+                .parse_into(&mut chunk)
+                .map_err(|e| e.locate(rows, limits))?;
+            rows += chunk.len() as u64 - before;
+            if rows > limits.max_rows {
+                return Err(IngestError::TooManyRows {
+                    limit: limits.max_rows,
+                }
                 .into());
             }
-        }
-        if slice.len() > limits.max_cell_bytes
-            && rec.iter().any(|f| f.len() > limits.max_cell_bytes)
-        {
-            return Err(IngestError::CsvErrors(format!(
-                "Row {line_no}: a field is longer than {} bytes",
-                limits.max_cell_bytes
-            ))
-            .into());
-        }
-        if memchr::memchr(0, slice).is_some() {
-            return Err(IngestError::NotText.into());
-        }
-        if !slice.is_ascii() && rec.iter().any(|f| std::str::from_utf8(f).is_err()) {
-            return Err(IngestError::CsvErrors(format!(
-                "Row {line_no}: the text is not valid UTF-8 (save the file as CSV UTF-8)"
-            ))
-            .into());
-        }
-        rows += 1;
-        if rows > limits.max_rows {
-            return Err(IngestError::TooManyRows {
-                limit: limits.max_rows,
-            }
-            .into());
-        }
-        for f in rec.iter().take(ncols) {
-            chunk.push_cell(f, CellKind::Text);
-        }
-        chunk.end_row();
-        if chunk.len() >= chunk_rows {
-            let full = std::mem::replace(&mut chunk, RowChunk::new(ncols));
-            match sink.chunk(full)? {
-                Some(mut next) => {
-                    next.reset(ncols, rows + 1);
-                    chunk = next;
-                }
-                None => {
-                    stats.rows = rows;
-                    stats.bytes = rdr.position().byte();
-                    stats.stopped_early = true;
-                    return Ok(stats);
+            spare.push(block.into_buffer());
+            if chunk.len() >= chunk_rows {
+                let full = std::mem::replace(&mut chunk, RowChunk::new(ncols));
+                first_sent = true;
+                match sink.chunk(full)? {
+                    Some(mut c) => {
+                        c.reset(ncols, rows + 1);
+                        chunk = c;
+                    }
+                    None => {
+                        stats.stopped_early = true;
+                        break;
+                    }
                 }
             }
         }
+        if truncated {
+            break;
+        }
+    }
+    if stats.stopped_early {
+        stats.rows = rows;
+        stats.bytes = bytes;
+        return Ok(stats);
     }
     if rows == 0 {
         return Err(IngestError::NoCsvData.into());
@@ -308,25 +678,8 @@ where
         sink.chunk(chunk)?;
     }
     stats.rows = rows;
-    stats.bytes = rdr
-        .position()
-        .byte()
-        .max(head_len.min(rdr.position().byte()));
+    stats.bytes = bytes;
     Ok(stats)
-}
-
-fn csv_error(e: ::csv::Error, row: u64) -> IngestError {
-    match e.kind() {
-        ::csv::ErrorKind::Io(io)
-            if io
-                .get_ref()
-                .is_some_and(|e| e.downcast_ref::<NotTextError>().is_some()) =>
-        {
-            IngestError::NotText
-        }
-        ::csv::ErrorKind::Io(io) => IngestError::CsvFailed(io.to_string()),
-        _ => IngestError::CsvErrors(format!("Row {row}: {e}")),
-    }
 }
 
 #[cfg(test)]
@@ -470,6 +823,162 @@ mod tests {
         );
         assert!(matches!(r, Err(IngestError::CsvErrors(_))), "{r:?}");
         assert_eq!(read_all(b"A\n1\n2\n").unwrap(), 2);
+    }
+
+    /// Collects every row, through raw blocks when `blocks` is set (parsed in arrival order, as
+    /// the pipeline's writer does).
+    struct Collect {
+        blocks: bool,
+        rows: Vec<Vec<String>>,
+        limits: Limits,
+    }
+
+    impl Collect {
+        fn take(&mut self, c: &RowChunk) {
+            for i in 0..c.len() {
+                self.rows.push(
+                    c.row(i)
+                        .iter()
+                        .map(|b| String::from_utf8_lossy(b).into_owned())
+                        .collect(),
+                );
+            }
+        }
+    }
+
+    impl RowSink<IngestError> for Collect {
+        fn start(&mut self, _: &SourceInfo) -> Result<(), IngestError> {
+            Ok(())
+        }
+        fn chunk(&mut self, c: RowChunk) -> Result<Option<RowChunk>, IngestError> {
+            self.take(&c);
+            Ok(Some(c))
+        }
+        fn wants_blocks(&self) -> bool {
+            self.blocks
+        }
+        fn block(&mut self, b: CsvBlock) -> Result<Option<Vec<u8>>, IngestError> {
+            let mut c = RowChunk::new(b.ncols());
+            c.reset(b.ncols(), 0);
+            let before = self.rows.len() as u64;
+            b.parse_into(&mut c)
+                .map_err(|e| e.locate(before, &self.limits))?;
+            self.take(&c);
+            Ok(Some(b.into_buffer()))
+        }
+    }
+
+    fn collect(data: &[u8], blocks: bool) -> Result<Vec<Vec<String>>, IngestError> {
+        let mut s = Collect {
+            blocks,
+            rows: Vec::new(),
+            limits: Limits::default(),
+        };
+        super::super::read_rows(
+            Input::Bytes {
+                name: "f.csv",
+                data,
+            },
+            &Limits::default(),
+            100,
+            &mut s,
+        )?;
+        Ok(s.rows)
+    }
+
+    /// The rows the CSV reader gives, with the same blank-row rule.
+    fn reference(data: &[u8]) -> Vec<Vec<String>> {
+        let mut r = ::csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(data);
+        let mut out = Vec::new();
+        for (i, rec) in r.byte_records().enumerate() {
+            let rec = rec.unwrap();
+            if i == 0
+                || rec
+                    .iter()
+                    .all(|f| f.iter().all(|b| b.is_ascii_whitespace()))
+            {
+                continue;
+            }
+            out.push(
+                rec.iter()
+                    .take(3)
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+                    .collect(),
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn blocks_cut_at_record_boundaries_whatever_the_quoting() {
+        // Several megabytes so records straddle block edges: quoted fields with delimiters,
+        // line breaks and doubled quotes, a quote inside an unquoted field, CRLF, lone CR, blank
+        // lines and trailing delimiters.
+        let mut data = b"A,B,C\r\n".to_vec();
+        let mut i = 0u64;
+        while data.len() < 3 * BLOCK_BYTES + 12_345 {
+            let line = match i % 9 {
+                0 => format!("{i},\"x, \"\"y\"\"\nz\",w\r\n"),
+                1 => format!("{i},5\" pipe,plain\n"),
+                2 => format!("{i},\"\",\"{}\"\n", "q".repeat((i % 300) as usize)),
+                3 => "\n\r\n,,\n".to_string(),
+                4 => format!("{i},a,b,\r"),
+                5 => format!("\"{i}\",\"multi\r\nline\",c\n"),
+                _ => format!("{i},Ayuntamiento de Sevilla,{}\n", i * 7),
+            };
+            data.extend_from_slice(line.as_bytes());
+            i += 1;
+        }
+        let want = reference(&data);
+        assert!(want.len() > 30_000);
+        assert_eq!(collect(&data, false).unwrap(), want);
+        assert_eq!(collect(&data, true).unwrap(), want);
+        // Without any quote (the direct splitter), with CRLF.
+        let mut plain = b"A;B;C\r\n".to_vec();
+        let mut i = 0u64;
+        while plain.len() < 3 * BLOCK_BYTES + 777 {
+            let line = match i % 5 {
+                0 => "\r\n;;\r\n".to_string(),
+                1 => format!("{i};x;y;\r\n"),
+                _ => format!("{i};Diputaci\u{f3}n de {};{}\r\n", i % 97, i * 3),
+            };
+            plain.extend_from_slice(line.as_bytes());
+            i += 1;
+        }
+        let plain_want: Vec<Vec<String>> = {
+            let mut r = ::csv::ReaderBuilder::new()
+                .has_headers(true)
+                .delimiter(b';')
+                .flexible(true)
+                .from_reader(&plain[..]);
+            r.records()
+                .map(|x| x.unwrap())
+                .filter(|x| x.iter().any(|f| !f.is_empty()))
+                .map(|x| x.iter().take(3).map(String::from).collect())
+                .collect()
+        };
+        assert_eq!(collect(&plain, true).unwrap(), plain_want);
+    }
+
+    #[test]
+    fn errors_in_blocks_name_the_row_of_the_file() {
+        let mut data = b"A,B\n".to_vec();
+        for i in 0..200_000 {
+            data.extend_from_slice(format!("{i},x\n").as_bytes());
+            if i == 150_000 {
+                data.extend_from_slice(b"\n,\n");
+            }
+        }
+        data.extend_from_slice(b"7\n");
+        for blocks in [false, true] {
+            assert_eq!(
+                collect(&data, blocks).unwrap_err().to_string(),
+                "CSV parsing errors: Row 200001: Too few fields: expected 2 fields but parsed 1"
+            );
+        }
     }
 
     struct NullSink;

@@ -6,7 +6,7 @@
 //! that is not valid in its detected encoding, unterminated or ragged CSV rows.
 
 pub mod chunk;
-mod csv;
+pub mod csv;
 mod excel;
 pub mod number;
 pub mod sniff;
@@ -17,6 +17,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use chunk::{CellKind, RowChunk, RowRef};
+pub use csv::{BlockError, CsvBlock};
 pub use number::{DecimalStyle, Number, parse_number};
 pub use sniff::TextEncoding;
 
@@ -241,6 +242,23 @@ pub trait RowSink<E> {
     /// Called with each filled chunk. Returns an empty chunk to fill next (recycled, or a new
     /// one), or `None` to stop reading.
     fn chunk(&mut self, chunk: RowChunk) -> Result<Option<RowChunk>, E>;
+    /// True when the sink parses CSV blocks itself (on its worker threads): after the first
+    /// chunk, a CSV file's rows then come as [`CsvBlock`]s through [`RowSink::block`].
+    fn wants_blocks(&self) -> bool {
+        false
+    }
+    /// Called with each block of complete CSV records after the first chunk, when
+    /// [`RowSink::wants_blocks`]. The sink parses it with [`CsvBlock::parse_into`], keeps the
+    /// blocks in order, and reports a [`csv::BlockError`] with the rows before the block. Returns a
+    /// spare buffer for the next block, or `None` to stop reading.
+    fn block(&mut self, block: CsvBlock) -> Result<Option<Vec<u8>>, E>
+    where
+        E: From<IngestError>,
+    {
+        // A sink that does not take blocks never gets one; refuse rather than drop rows.
+        let _ = block;
+        Err(IngestError::CsvFailed("this reader does not take CSV blocks".into()).into())
+    }
 }
 
 /// Counters of a completed read.
