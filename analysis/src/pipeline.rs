@@ -13,7 +13,9 @@
 //! flight (bounded channels), not by the file size. The output is written to a temporary file
 //! next to the target and renamed on success, so a failed run leaves nothing behind.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -41,7 +43,8 @@ use crate::mapping::{
 };
 use crate::model::{ExposureRow, Lever, MatchStatus};
 use crate::output::{
-    ADDED_COLUMNS, CsvFormat, OutputKind, neutralise, output_file_name, write_csv_cell,
+    ADDED_COLUMNS, CsvFormat, OutputKind, needs_neutralising, needs_quoting, neutralise,
+    output_file_name, write_csv_cell,
 };
 
 /// Which lever to analyse a file under.
@@ -490,9 +493,9 @@ struct Totals {
     rwa_before: f64,
     rwa_after: f64,
     saving: f64,
-    by_rule: HashMap<String, Agg>,
-    by_class: HashMap<String, Agg>,
-    flags: HashMap<&'static str, u64>,
+    by_rule: FxHashMap<String, Agg>,
+    by_class: FxHashMap<String, Agg>,
+    flags: FxHashMap<&'static str, u64>,
 }
 
 impl Totals {
@@ -553,7 +556,7 @@ fn account(
     t.rwa_after += amt * d.suggested_rw_pct / 100.0;
     t.saving += saving;
     s.key.clear();
-    let _ = write!(s.key, "{}", d.applied_rule);
+    d.applied_rule.write_to(&mut s.key);
     let agg = match t.by_rule.get_mut(s.key.as_str()) {
         Some(a) => a,
         None => {
@@ -625,9 +628,25 @@ fn process_chunk(
         match plan.output_kind {
             OutputKind::Csv => {
                 let o = &mut out.csv;
-                for &c in &plan.keep {
-                    write_csv_cell(o, row.get(c), delim, true);
-                    o.push(delim);
+                // The row's cells lie end to end: one scan tells whether any needs quoting.
+                if needs_quoting(row.bytes(), delim) {
+                    for &c in &plan.keep {
+                        write_csv_cell(o, row.get(c), delim, true);
+                        o.push(delim);
+                    }
+                } else {
+                    for &c in &plan.keep {
+                        let cell = row.get(c);
+                        if matches!(
+                            cell.first(),
+                            Some(b'=' | b'@' | b'\t' | b'\r' | b'+' | b'-')
+                        ) && needs_neutralising(cell)
+                        {
+                            o.push(b'\'');
+                        }
+                        o.extend_from_slice(cell);
+                        o.push(delim);
+                    }
                 }
                 write_number(o, suggested, rw_dec, sep);
                 o.push(delim);
@@ -640,15 +659,15 @@ fn process_chunk(
                 o.extend_from_slice(d.status.as_str().as_bytes());
                 o.push(delim);
                 s.text.clear();
-                let _ = write!(s.text, "{}", d.details);
+                d.details.write_to(&mut s.text);
                 write_csv_cell(o, s.text.as_bytes(), delim, true);
                 o.push(delim);
                 s.text.clear();
-                let _ = write!(s.text, "{}", d.applied_rule);
+                d.applied_rule.write_to(&mut s.text);
                 write_csv_cell(o, s.text.as_bytes(), delim, true);
                 o.push(delim);
                 s.text.clear();
-                let _ = write!(s.text, "{}", d.regulatory_reference);
+                d.regulatory_reference.write_to(&mut s.text);
                 write_csv_cell(o, s.text.as_bytes(), delim, true);
                 o.push(b'\n');
             }
@@ -1250,6 +1269,7 @@ pub fn analyze(
                             }
                         }
                         if job.error.is_none() {
+                            job.chunk.seal();
                             process_chunk(
                                 &plan,
                                 engine,
@@ -1414,7 +1434,7 @@ pub fn analyze(
     })
 }
 
-fn sorted_groups(map: HashMap<String, Agg>, with_reference: bool) -> Vec<GroupSummary> {
+fn sorted_groups(map: FxHashMap<String, Agg>, with_reference: bool) -> Vec<GroupSummary> {
     let mut v: Vec<GroupSummary> = map
         .into_iter()
         .map(|(k, a)| GroupSummary {

@@ -22,6 +22,9 @@ pub enum CellKind {
 #[derive(Debug, Clone, Default)]
 pub struct RowChunk {
     data: Vec<u8>,
+    /// The bytes of `data`, moved here once checked as UTF-8 by [`RowChunk::seal`], so reading a
+    /// cell as text needs no further check.
+    text: String,
     ends: Vec<u32>,
     kinds: Vec<CellKind>,
     ncols: usize,
@@ -42,6 +45,7 @@ impl RowChunk {
     /// Empties the chunk, keeping its allocations, for rows of `ncols` cells whose first row
     /// has the 1-based data row number `first_row`.
     pub fn reset(&mut self, ncols: usize, first_row: u64) {
+        self.unseal();
         self.data.clear();
         self.ends.clear();
         self.kinds.clear();
@@ -73,12 +77,13 @@ impl RowChunk {
 
     /// Bytes held, for memory accounting.
     pub fn byte_len(&self) -> usize {
-        self.data.len()
+        self.all_bytes().len()
     }
 
     /// Appends one cell to the row being built.
     #[inline]
     pub fn push_cell(&mut self, bytes: &[u8], kind: CellKind) {
+        self.unseal();
         self.data.extend_from_slice(bytes);
         self.ends.push(self.data.len() as u32);
         if kind != CellKind::Text && !self.typed {
@@ -93,6 +98,7 @@ impl RowChunk {
     /// Appends the bytes of a cell being built piecewise; finish it with [`RowChunk::end_cell`].
     #[inline]
     pub fn extend_cell(&mut self, bytes: &[u8]) {
+        self.unseal();
         self.data.extend_from_slice(bytes);
     }
 
@@ -114,6 +120,7 @@ impl RowChunk {
 
     /// Drops the cells of the row being built.
     pub fn discard_open_row(&mut self) {
+        self.unseal();
         let keep = self.rows * self.ncols;
         self.ends.truncate(keep);
         if self.typed {
@@ -140,7 +147,43 @@ impl RowChunk {
 
     /// Total capacity held by the chunk's buffers, in bytes.
     pub fn capacity_bytes(&self) -> usize {
-        self.data.capacity() + self.ends.capacity() * 4 + self.kinds.capacity()
+        self.data.capacity()
+            + self.text.capacity()
+            + self.ends.capacity() * 4
+            + self.kinds.capacity()
+    }
+
+    /// Checks the cells as UTF-8 once, so [`RowRef::text`] then reads them without checking
+    /// each. Cells that are not valid UTF-8 stay readable as bytes.
+    pub fn seal(&mut self) {
+        if self.text.is_empty() && !self.data.is_empty() {
+            match String::from_utf8(std::mem::take(&mut self.data)) {
+                Ok(t) => self.text = t,
+                Err(e) => self.data = e.into_bytes(),
+            }
+        }
+    }
+
+    /// True when [`RowChunk::seal`] found the cells valid UTF-8.
+    #[inline]
+    fn sealed(&self) -> bool {
+        !self.text.is_empty()
+    }
+
+    #[inline]
+    fn unseal(&mut self) {
+        if self.sealed() {
+            self.data = std::mem::take(&mut self.text).into_bytes();
+        }
+    }
+
+    #[inline]
+    fn all_bytes(&self) -> &[u8] {
+        if self.sealed() {
+            self.text.as_bytes()
+        } else {
+            &self.data
+        }
     }
 }
 
@@ -176,7 +219,21 @@ impl<'a> RowRef<'a> {
         } else {
             self.chunk.ends[idx - 1] as usize
         };
-        &self.chunk.data[start..self.chunk.ends[idx] as usize]
+        &self.chunk.all_bytes()[start..self.chunk.ends[idx] as usize]
+    }
+
+    /// The bytes of all the row's cells, end to end (without separators).
+    #[inline]
+    pub fn bytes(&self) -> &'a [u8] {
+        if self.chunk.ncols == 0 {
+            return &[];
+        }
+        let start = if self.base == 0 {
+            0
+        } else {
+            self.chunk.ends[self.base - 1] as usize
+        };
+        &self.chunk.all_bytes()[start..self.chunk.ends[self.base + self.chunk.ncols - 1] as usize]
     }
 
     /// The kind of cell `c`.
@@ -196,6 +253,19 @@ impl<'a> RowRef<'a> {
     /// The text of cell `c`, when it is valid UTF-8 (ingest guarantees it is).
     #[inline]
     pub fn text(&self, c: usize) -> &'a str {
+        if self.chunk.sealed() && c < self.chunk.ncols {
+            let idx = self.base + c;
+            let start = if idx == 0 {
+                0
+            } else {
+                self.chunk.ends[idx - 1] as usize
+            };
+            return self
+                .chunk
+                .text
+                .get(start..self.chunk.ends[idx] as usize)
+                .unwrap_or("");
+        }
         std::str::from_utf8(self.get(c)).unwrap_or("")
     }
 
@@ -208,6 +278,36 @@ impl<'a> RowRef<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sealed_chunks_read_the_same() {
+        let mut c = RowChunk::new(2);
+        c.reset(2, 1);
+        for cell in ["a", "Ponderación", "", "x"] {
+            c.push_cell(cell.as_bytes(), CellKind::Text);
+        }
+        c.end_row();
+        c.end_row();
+        let before: Vec<String> = (0..2)
+            .flat_map(|r| (0..2).map(move |k| (r, k)))
+            .map(|(r, k)| c.row(r).text(k).to_string())
+            .collect();
+        c.seal();
+        let after: Vec<String> = (0..2)
+            .flat_map(|r| (0..2).map(move |k| (r, k)))
+            .map(|(r, k)| c.row(r).text(k).to_string())
+            .collect();
+        assert_eq!(before, after);
+        assert_eq!(c.row(0).bytes(), "aPonderación".as_bytes());
+        // Writing after sealing works on the bytes again.
+        c.push_cell(b"\xff", CellKind::Text);
+        c.end_row();
+        c.seal();
+        assert_eq!(c.row(2).get(0), b"\xff");
+        assert_eq!(c.row(2).text(0), "");
+        assert_eq!(c.row(1).text(0), "");
+        assert_eq!(c.row(0).text(1), "Ponderación");
+    }
 
     #[test]
     fn rows_and_kinds() {
