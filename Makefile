@@ -81,6 +81,12 @@ clean-test-dbs:
 	  while read db; do PGOPTIONS='-c lock_timeout=3s -c statement_timeout=10s' timeout 15 \
 	    psql "$(PG_URL)" -qc "DROP DATABASE IF EXISTS $$db" >/dev/null 2>&1; done; true
 
+## --- benchmarks ------------------------------------------------------------
+# Analysis pipeline: 1M-row PSE CSV and 200k-row XLSX, rows/s and peak memory per stage, side by
+# side with pandas and polars when Python has them (analysis/README.md).
+bench-analysis:
+	cargo bench -p analysis --bench pipeline
+
 ## --- hygiene ---------------------------------------------------------------
 check:
 	cargo fmt --all --check
