@@ -81,6 +81,7 @@ fn run_stage(stage: &str, input: &Path, out_dir: &Path) -> Result<(), String> {
     };
     let t = Instant::now();
     let cpu0 = cpu_secs();
+    let mut out_bytes = 0u64;
     let rows = match stage {
         "parse" => {
             let mut c = Count(0);
@@ -99,6 +100,7 @@ fn run_stage(stage: &str, input: &Path, out_dir: &Path) -> Result<(), String> {
             let out = out_dir.join(format!("optimized_bench.{ext}"));
             let r = analyze(Input::Path(input), &engine, &opts, OutputTarget::File(&out))
                 .map_err(|e| e.to_string())?;
+            out_bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
             r.summary.rows
         }
         other => return Err(format!("unknown stage {other}")),
@@ -106,7 +108,7 @@ fn run_stage(stage: &str, input: &Path, out_dir: &Path) -> Result<(), String> {
     let secs = t.elapsed().as_secs_f64();
     println!(
         "{}",
-        serde_json::json!({"stage": stage, "rows": rows, "secs": secs, "cpu_secs": cpu_secs() - cpu0, "peak_kb": peak_kb()})
+        serde_json::json!({"stage": stage, "rows": rows, "secs": secs, "cpu_secs": cpu_secs() - cpu0, "peak_kb": peak_kb(), "out_bytes": out_bytes})
     );
     Ok(())
 }
@@ -120,6 +122,7 @@ struct Figure {
     secs: f64,
     cpu_secs: Option<f64>,
     peak_kb: u64,
+    out_bytes: u64,
     saving: Option<f64>,
 }
 
@@ -149,6 +152,7 @@ fn measure_stage(exe: &Path, stage: &str, input: &Path, out_dir: &Path) -> Resul
         secs: v["secs"].as_f64().unwrap_or(f64::NAN),
         cpu_secs: v["cpu_secs"].as_f64(),
         peak_kb: v["peak_kb"].as_u64().unwrap_or(0),
+        out_bytes: v["out_bytes"].as_u64().unwrap_or(0),
         saving: None,
     })
 }
@@ -264,6 +268,9 @@ fn run_python(tool: &str, script: &Path, input: &Path, data: &Path) -> Result<Fi
         secs: v["secs"].as_f64().unwrap_or(f64::NAN),
         cpu_secs: v["cpu_secs"].as_f64(),
         peak_kb: v["peak_kb"].as_u64().unwrap_or(0),
+        out_bytes: std::fs::metadata(data.join(format!("optimized_{tool}.csv")))
+            .map(|m| m.len())
+            .unwrap_or(0),
         saving: v["total_saving"].as_f64(),
     })
 }
@@ -302,17 +309,24 @@ fn run(args: &[String]) -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("capopt-bench"));
     std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
-    let csv = data.join(format!("pse_{rows}.csv"));
-    let xlsx = data.join(format!("pse_{xlsx_rows}.xlsx"));
+    // A PSE extract as a bank sends it: no Asset_Class, LEI, Country or CQS columns.
+    let csv = data.join(format!("pse_extract_{rows}.csv"));
+    let xlsx = data.join(format!("pse_extract_{xlsx_rows}.xlsx"));
     let rd = RefData::builtin_shared();
+    let gen_opts = analysis::generate::GenerateOptions {
+        asset_class: false,
+        lean: true,
+        ..analysis::generate::GenerateOptions::default()
+    };
     if !csv.exists() {
         let t = Instant::now();
         let f = std::fs::File::create(&csv).map_err(|e| e.to_string())?;
-        analysis::generate::generate_exposures(
+        analysis::generate::generate_exposures_with(
             Lever::Pse,
             rows as usize,
             2025,
             &rd,
+            &gen_opts,
             std::io::BufWriter::new(f),
         )
         .map_err(|e| e.to_string())?;
@@ -325,8 +339,15 @@ fn run(args: &[String]) -> Result<(), String> {
     if !xlsx.exists() {
         let t = Instant::now();
         let mut buf = Vec::new();
-        analysis::generate::generate_exposures(Lever::Pse, xlsx_rows as usize, 2026, &rd, &mut buf)
-            .map_err(|e| e.to_string())?;
+        analysis::generate::generate_exposures_with(
+            Lever::Pse,
+            xlsx_rows as usize,
+            2026,
+            &rd,
+            &gen_opts,
+            &mut buf,
+        )
+        .map_err(|e| e.to_string())?;
         analysis::output::csv_to_xlsx(&buf, &xlsx).map_err(|e| e.to_string())?;
         println!(
             "generated {} in {:.1} s",
@@ -385,12 +406,21 @@ fn run(args: &[String]) -> Result<(), String> {
         }
     }
     println!(
-        "\n{:<8} {:<24} {:<11} {:>10} {:>9} {:>9} {:>12} {:>10} {:>20}",
-        "tool", "file", "stage", "rows", "seconds", "CPU s", "rows/s", "peak MB", "RWA saving"
+        "\n{:<8} {:<30} {:<11} {:>10} {:>9} {:>9} {:>12} {:>10} {:>9} {:>20}",
+        "tool",
+        "file",
+        "stage",
+        "rows",
+        "seconds",
+        "CPU s",
+        "rows/s",
+        "peak MB",
+        "out MB",
+        "RWA saving"
     );
     for f in &figures {
         println!(
-            "{:<8} {:<24} {:<11} {:>10} {:>9.3} {:>9} {:>12.0} {:>10.1} {:>20}",
+            "{:<8} {:<30} {:<11} {:>10} {:>9.3} {:>9} {:>12.0} {:>10.1} {:>9} {:>20}",
             f.tool,
             f.file,
             f.stage,
@@ -399,8 +429,28 @@ fn run(args: &[String]) -> Result<(), String> {
             f.cpu_secs.map(|c| format!("{c:.2}")).unwrap_or_default(),
             f.rows as f64 / f.secs,
             f.peak_kb as f64 / 1024.0,
+            if f.out_bytes > 0 {
+                format!("{:.0}", f.out_bytes as f64 / 1e6)
+            } else {
+                String::new()
+            },
             f.saving.map(|s| format!("{s:.2}")).unwrap_or_default()
         );
+    }
+    // Ratios on the same CSV, end to end, in this run.
+    let ours = figures
+        .iter()
+        .find(|f| f.tool == "capopt" && f.stage == "end-to-end" && f.file == file_label(&csv));
+    if let Some(o) = ours {
+        for f in figures.iter().filter(|f| f.tool != "capopt") {
+            println!(
+                "{} / capopt on the CSV: {:.1}x the wall time, {:.1}x the CPU time, {:.1}x the peak memory",
+                f.tool,
+                f.secs / o.secs,
+                f.cpu_secs.unwrap_or(f64::NAN) / o.cpu_secs.unwrap_or(f64::NAN),
+                f.peak_kb as f64 / o.peak_kb.max(1) as f64
+            );
+        }
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(

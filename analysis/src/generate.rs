@@ -93,6 +93,10 @@ pub struct GenerateOptions {
     pub headers: HeaderStyle,
     /// Write the Asset_Class column.
     pub asset_class: bool,
+    /// A narrower file, as a bank's extract for one lever is: PSE and RGLA files without the
+    /// LEI, Country and Credit_Quality_Step columns (those levers read the reference lists), and
+    /// legal names without the synthetic marker " (SINTETICO)".
+    pub lean: bool,
 }
 
 impl Default for GenerateOptions {
@@ -102,6 +106,7 @@ impl Default for GenerateOptions {
             reporting_date: NaiveDate::from_ymd_opt(y, m, d).unwrap_or_default(),
             headers: HeaderStyle::Standard,
             asset_class: true,
+            lean: false,
         }
     }
 }
@@ -223,6 +228,9 @@ fn columns(lever: Lever, opts: &GenerateOptions) -> Vec<Col> {
     v.extend([
         Eligible, CurrentRw, Amount, Nif, Lei, Name, Maturity, Currency, Country, Cqs,
     ]);
+    if opts.lean && matches!(lever, Lever::Pse | Lever::Rgla) {
+        v.retain(|c| !matches!(c, Lei | Country | Cqs));
+    }
     match lever {
         Lever::Corporates => v.extend([CollValue, CollRw, CollType, CollCcy]),
         Lever::Institutions => v.push(Scra),
@@ -822,6 +830,11 @@ pub fn generate_exposures_with(
             Lever::Sovereigns => g.sovereign_row(&mut row),
         }
         row.asset_class = asset_class(lever, g.spanish);
+        if g.opts.lean
+            && let Some(n) = row.name.strip_suffix(" (SINTETICO)").map(str::len)
+        {
+            row.name.truncate(n);
+        }
         id.clear();
         {
             use std::fmt::Write as _;

@@ -739,7 +739,7 @@ impl XlsxOut {
         // times quicker than the default on large sheets.
         workbook.set_zip_compression_level(1);
         let bold = rust_xlsxwriter::Format::new().set_bold();
-        let ws = workbook.add_worksheet_with_low_memory().map_err(xerr)?;
+        let ws = workbook.add_worksheet_with_constant_memory().map_err(xerr)?;
         ws.set_name("Optimized").map_err(xerr)?;
         for (c, h) in headers.iter().enumerate() {
             ws.write_string_with_format(0, c as u16, neutralise(h).as_ref(), &bold)
