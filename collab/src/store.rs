@@ -1,14 +1,16 @@
 //! Durability: the [`DocStore`] trait and an in-memory implementation, [`MemoryStore`].
 //!
 //! A document is stored as an append-only log of v1 updates, each with a sequence number that
-//! grows per document, plus at most one snapshot (the document's full state in **v1** encoding)
-//! that stands for every log entry up to its `upto_seq`. Loading is snapshot + tail.
+//! grows per document, plus at most one snapshot (the document's full state) that stands for
+//! every log entry up to its `upto_seq`. Loading is snapshot + tail.
 //!
-//! Snapshots are v1, not v2, on purpose: yrs 0.28.1's `encode_state_as_update_v2` panics or
-//! writes undecodable bytes when the document holds pending updates (structs waiting for a
-//! missing dependency, which happens whenever a client's edit arrives before the update it
-//! builds on). v1 encodes the same state correctly; a v1 snapshot is ~0.86 byte per edit on a
-//! 260k-edit history (v2 would be ~0.62).
+//! Snapshots are written in **v2** encoding (about 30% smaller than v1) when that is safe, and
+//! in v1 otherwise; the reader tells them apart ([`SnapshotEncoding::detect`]), so stores keep
+//! them as opaque bytes and older v1 snapshots stay readable. yrs 0.28.1's
+//! `encode_state_as_update_v2` panics or writes wrong or undecodable bytes when the document
+//! holds pending structs or "skip" placeholders (an update integrated before the one it builds
+//! on), so [`crate::encode_snapshot`] decodes its v2 output and keeps it only when it is the
+//! same update as the v1 encoding of the same state.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -18,15 +20,65 @@ use std::time::Duration;
 use async_trait::async_trait;
 use bytes::Bytes;
 
-/// A snapshot: the full document state, v1-encoded, standing for all log entries with
+/// A snapshot: the full document state, standing for all log entries with
 /// `seq <= upto_seq`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
-    /// The document state as a Yjs update in **v1** encoding
-    /// (`encode_state_as_update_v1(&StateVector::default())`).
+    /// The document state as one Yjs update, in **v1 or v2** encoding (see
+    /// [`Snapshot::encoding`]; the field keeps its original name so that stores written for
+    /// v1-only snapshots need no change: they store and return the bytes as they are).
     pub update_v1: Bytes,
     /// The highest log sequence number folded into this snapshot.
     pub upto_seq: u64,
+}
+
+impl Snapshot {
+    /// The encoding of this snapshot's bytes.
+    pub fn encoding(&self) -> SnapshotEncoding {
+        SnapshotEncoding::detect(&self.update_v1)
+    }
+
+    /// Decodes the snapshot with its encoding.
+    pub fn decode(&self) -> Result<yrs::Update, crate::Error> {
+        self.encoding().decode(&self.update_v1)
+    }
+}
+
+/// How a snapshot's bytes are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotEncoding {
+    /// Yjs update format v1 (`encode_state_as_update_v1`).
+    V1,
+    /// Yjs update format v2 (`encode_state_as_update_v2`).
+    V2,
+}
+
+impl SnapshotEncoding {
+    /// Tells the encoding of a full-state update. A v2 update starts with a zero feature-flag
+    /// byte followed by nine length-prefixed columns (at least 10 bytes); a v1 full state starts
+    /// with its number of clients, which is non-zero for any document with content (the v1
+    /// state of an empty document is the two bytes `[0, 0]`).
+    pub fn detect(bytes: &[u8]) -> Self {
+        if bytes.len() >= 10 && bytes[0] == 0 {
+            Self::V2
+        } else {
+            Self::V1
+        }
+    }
+
+    /// Decodes `bytes` as an update in this encoding. Bytes detected as v2 that do not decode
+    /// as v2 are tried as v1 (a v1 update without structs but with a delete set also starts
+    /// with a zero byte).
+    pub fn decode(self, bytes: &[u8]) -> Result<yrs::Update, crate::Error> {
+        use yrs::updates::decoder::Decode;
+        match self {
+            Self::V1 => Ok(yrs::Update::decode_v1(bytes)?),
+            Self::V2 => match yrs::Update::decode_v2(bytes) {
+                Ok(u) => Ok(u),
+                Err(e) => yrs::Update::decode_v1(bytes).map_err(|_| crate::Error::Decode(e)),
+            },
+        }
+    }
 }
 
 /// What [`DocStore::load`] returns: a snapshot (if the log was ever compacted) and the log
@@ -90,6 +142,8 @@ impl StoreError {
 ///   transaction, and it does nothing (returns `Ok(false)`) when the current snapshot already
 ///   has an `upto_seq` greater than or equal to the given one, so a late compaction never
 ///   replaces a newer snapshot.
+/// - Snapshot bytes are opaque: `load` returns exactly the bytes `compact` stored (v1 or v2,
+///   see [`Snapshot::encoding`]).
 /// - Every method either fully succeeds or changes nothing.
 #[async_trait]
 pub trait DocStore: Send + Sync + 'static {
@@ -106,13 +160,13 @@ pub trait DocStore: Send + Sync + 'static {
     /// exist. `updates` is never empty.
     async fn append(&self, doc_id: &str, updates: &[Bytes]) -> Result<u64, StoreError>;
 
-    /// Replaces every log entry with `seq <= upto_seq` by `snapshot_v1` (the full state, v1),
-    /// atomically. Returns `Ok(false)` and changes nothing if the stored snapshot is already at
+    /// Replaces every log entry with `seq <= upto_seq` by `snapshot` (the full state, v1 or v2
+    /// encoded: store the bytes as they are, see [`Snapshot`]), atomically. Returns `Ok(false)` and changes nothing if the stored snapshot is already at
     /// or beyond `upto_seq`.
     async fn compact(
         &self,
         doc_id: &str,
-        snapshot_v1: Bytes,
+        snapshot: Bytes,
         upto_seq: u64,
     ) -> Result<bool, StoreError>;
 }
@@ -295,7 +349,7 @@ impl DocStore for MemoryStore {
     async fn compact(
         &self,
         doc_id: &str,
-        snapshot_v1: Bytes,
+        snapshot: Bytes,
         upto_seq: u64,
     ) -> Result<bool, StoreError> {
         self.delay().await;
@@ -312,7 +366,7 @@ impl DocStore for MemoryStore {
         }
         doc.log = doc.log.split_off(&(upto_seq + 1));
         doc.snapshot = Some(Snapshot {
-            update_v1: snapshot_v1,
+            update_v1: snapshot,
             upto_seq,
         });
         self.compactions.fetch_add(1, Ordering::SeqCst);

@@ -400,6 +400,12 @@ async fn compaction_keeps_the_state_and_shrinks_the_log() {
     assert!(store.stats().compactions >= 1, "compacted");
     assert!(size.snapshot_bytes > 0);
     assert!(size.log_entries <= 60, "log shrank to the tail: {size:?}");
+    let snapshot = store.get("r1").unwrap().snapshot.unwrap();
+    assert_eq!(
+        snapshot.encoding(),
+        collab::SnapshotEncoding::V2,
+        "a whole document is snapshotted in v2"
+    );
     let stored = collab::doc_from_stored(&store.get("r1").unwrap()).unwrap();
     assert_eq!(view(&stored), view(&cs[0].doc));
     assert_eq!(state_vector(&stored), state_vector(&cs[0].doc));
