@@ -1,26 +1,30 @@
-//! Figures for the README, printed (not asserted): cold load of a 260,000-edit document from
-//! snapshot + short tail, stored bytes per edit in the log and after compaction, heap per
-//! small loaded document, and update ingest throughput.
+//! Figures for the README, printed (not asserted): heap per small loaded document, and for two
+//! 260,000-edit histories (a B4-like typing trace and a harsh random one) the stored bytes per
+//! edit in the log and after compaction, cold load from snapshot + short tail, hub compaction
+//! and update ingest throughput.
 //!
 //! Run: `cargo bench -p collab --bench figures` (release profile). `FIGURES_EDITS` changes the
-//! history length (default 260,000).
+//! history length (default 260,000); `FIGURES_SKIP_HARSH=1` leaves out the harsh trace, whose
+//! synthesis takes minutes the first time (it is cached under the target directory).
 #![allow(unsafe_code)] // the counting global allocator below
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use collab::report::{SectionInit, initial_update};
-use collab::{Access, Hub, HubConfig, MemoryStore, Snapshot, StoredDoc, protocol};
+use collab::{
+    Access, DocStore, Hub, HubConfig, MemoryStore, Snapshot, StoreError, StoredDoc, protocol,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tokio::sync::mpsc;
 use yrs::{
-    Doc, GetString, ReadTxn, StateVector, Text, Transact, XmlElementPrelim, XmlFragment,
-    XmlTextPrelim,
+    Doc, GetString, Map, ReadTxn, StateVector, Text, Transact, XmlElementPrelim, XmlElementRef,
+    XmlFragment, XmlFragmentRef, XmlTextPrelim, XmlTextRef,
 };
 
 /// Counts live heap bytes.
@@ -53,11 +57,386 @@ fn live() -> isize {
     LIVE.load(Ordering::Relaxed)
 }
 
-/// A typing-like history: one transaction per single-character edit (85% inserts, 15%
-/// backspaces), the caret moving 1% of the time: within 300 characters, or anywhere one time in
-/// twenty. Returns each edit's v1
-/// update and the final document.
-fn synthesize(edits: usize, seed: u64) -> (Vec<Bytes>, Doc) {
+/// Words of the typed text (a report on capital; the generator only needs realistic word and
+/// sentence lengths).
+const WORDS: &[&str] = &[
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "a",
+    "is",
+    "for",
+    "that",
+    "on",
+    "with",
+    "as",
+    "by",
+    "at",
+    "are",
+    "this",
+    "be",
+    "from",
+    "or",
+    "which",
+    "we",
+    "it",
+    "an",
+    "not",
+    "capital",
+    "risk",
+    "exposure",
+    "exposures",
+    "weighted",
+    "assets",
+    "bank",
+    "portfolio",
+    "credit",
+    "market",
+    "requirement",
+    "ratio",
+    "buffer",
+    "approach",
+    "standardised",
+    "internal",
+    "model",
+    "models",
+    "counterparty",
+    "collateral",
+    "default",
+    "probability",
+    "loss",
+    "given",
+    "maturity",
+    "adjustment",
+    "regulation",
+    "article",
+    "reporting",
+    "optimisation",
+    "reduction",
+    "impact",
+    "scenario",
+    "results",
+    "table",
+    "figure",
+    "section",
+    "quarter",
+    "year",
+    "total",
+    "per",
+    "cent",
+    "million",
+    "increase",
+    "decrease",
+    "compared",
+    "previous",
+    "period",
+    "mainly",
+    "driven",
+    "higher",
+    "lower",
+    "following",
+    "therefore",
+    "however",
+    "additional",
+    "measures",
+    "proposed",
+    "committee",
+    "management",
+    "board",
+    "approval",
+    "implementation",
+    "data",
+    "quality",
+    "controls",
+    "process",
+    "review",
+    "finding",
+    "findings",
+    "recommendation",
+    "netting",
+    "agreements",
+    "derivatives",
+    "securities",
+    "financing",
+    "transactions",
+    "retail",
+    "corporate",
+    "sovereign",
+    "institutions",
+    "equity",
+    "mortgages",
+    "secured",
+    "unsecured",
+];
+
+/// A B4-like typing trace written into the report schema as Tiptap does: one Y.XmlFragment per
+/// section, `paragraph` elements holding one Y.XmlText each, one transaction per edit.
+///
+/// The writer types words and sentences at the end of the paragraph being written (Enter
+/// inserts a new, empty paragraph; its first character creates the text node), fixes typos
+/// with runs of backspaces and retypes, now and then jumps back a few words in the current
+/// paragraph or into an earlier paragraph to revise (backspace a phrase, select-and-delete a
+/// few words as one edit, or insert a phrase) and jumps back to where it was. A new session
+/// (new 32-bit client id, as a Yjs client gets on every page load) starts every 3,000-12,000
+/// edits. Every edit's v1 update is returned, preceded by the report's initial update.
+///
+/// The rates are set so that 260,000 edits come out like the B4 trace (259,778 edits: 182,315
+/// insertions, 77,463 deletions, 104,852 characters at the end): with seed 7, 184,920
+/// insertions, 75,080 deletions, 106,786 characters.
+fn typing_trace(edits: usize, seed: u64) -> Vec<Bytes> {
+    struct Para {
+        elem: XmlElementRef,
+        text: Option<XmlTextRef>,
+        len: u32,
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let section_ids: Vec<SectionInit> = (0..8)
+        .map(|i| SectionInit {
+            id: format!("s{i}"),
+            title: format!("Section {i}"),
+        })
+        .collect();
+    let init = initial_update(&section_ids);
+    let mut out = Vec::with_capacity(edits + 1);
+    out.push(Bytes::from(init.clone()));
+
+    // (re)opens the document in a new session and finds the paragraphs
+    let open = |state: &[u8], rng: &mut StdRng| {
+        use yrs::updates::decoder::Decode;
+        let doc = Doc::with_client_id(u64::from(rng.random::<u32>()));
+        doc.transact_mut()
+            .apply_update(yrs::Update::decode_v1(state).unwrap())
+            .unwrap();
+        let fragments: Vec<XmlFragmentRef> = section_ids
+            .iter()
+            .map(|s| doc.get_or_insert_xml_fragment(collab::report::fragment_name(&s.id)))
+            .collect();
+        let txn = doc.transact();
+        let sections: Vec<Vec<Para>> = fragments
+            .iter()
+            .map(|f| {
+                f.children(&txn)
+                    .filter_map(|n| n.into_xml_element())
+                    .map(|elem| {
+                        let text = elem.get(&txn, 0).and_then(|n| n.into_xml_text());
+                        let len = text.as_ref().map_or(0, |t| t.len(&txn));
+                        Para { elem, text, len }
+                    })
+                    .collect()
+            })
+            .collect();
+        drop(txn);
+        (doc, fragments, sections)
+    };
+    let (mut doc, mut fragments, mut sections) = open(&init, &mut rng);
+    let mut session_left = rng.random_range(3_000..12_000);
+    // the writing front: section, paragraph; the caret is at the end of that paragraph
+    let (mut fs, mut fp) = (0usize, 0usize);
+    let mut plan: std::collections::VecDeque<char> = std::collections::VecDeque::new();
+    let mut sentences_left = rng.random_range(3..9);
+    let mut paragraphs_left: i32 = rng.random_range(8..40);
+    // a revision in progress: (section, paragraph, caret) and what is left to do
+    let mut revision: Option<(usize, usize, u32)> = None;
+    let mut rev_deletes = 0u32;
+    let mut rev_plan: std::collections::VecDeque<char> = std::collections::VecDeque::new();
+    let mut backspaces = 0u32;
+
+    let sentence = |rng: &mut StdRng| -> String {
+        let n = rng.random_range(6..26);
+        let mut s = String::new();
+        for i in 0..n {
+            let w = WORDS[rng.random_range(0..WORDS.len())];
+            if i == 0 {
+                let mut c = w.chars();
+                s.extend(c.next().map(|c| c.to_ascii_uppercase()));
+                s.push_str(c.as_str());
+            } else {
+                s.push(' ');
+                s.push_str(w);
+            }
+        }
+        s.push_str(". ");
+        s
+    };
+
+    while out.len() <= edits {
+        if session_left == 0 {
+            let state = doc
+                .transact()
+                .encode_state_as_update_v1(&StateVector::default());
+            (doc, fragments, sections) = open(&state, &mut rng);
+            session_left = rng.random_range(3_000..12_000);
+        }
+        session_left -= 1;
+        let mut txn = doc.transact_mut();
+        // one edit: insert `ch` or delete one character at (s, p, at)
+        let mut insert = |sections: &mut Vec<Vec<Para>>, s: usize, p: usize, at: u32, ch: char| {
+            let para = &mut sections[s][p];
+            let mut buf = [0u8; 4];
+            match &para.text {
+                Some(t) => t.insert(&mut txn, at, ch.encode_utf8(&mut buf)),
+                None => {
+                    let t = para
+                        .elem
+                        .push_back(&mut txn, XmlTextPrelim::new(ch.encode_utf8(&mut buf)));
+                    para.text = Some(t);
+                }
+            }
+            para.len += 1;
+            txn.encode_update_v1()
+        };
+        let update = if let Some((s, p, at)) = revision {
+            if rev_deletes > 0 {
+                rev_deletes -= 1;
+                let para = &mut sections[s][p];
+                let t = para.text.as_ref().unwrap();
+                t.remove_range(&mut txn, at - 1, 1);
+                para.len -= 1;
+                revision = Some((s, p, at - 1));
+                txn.encode_update_v1()
+            } else if let Some(ch) = rev_plan.pop_front() {
+                revision = Some((s, p, at + 1));
+                insert(&mut sections, s, p, at, ch)
+            } else {
+                revision = None;
+                drop(txn);
+                continue;
+            }
+        } else if backspaces > 0 {
+            backspaces -= 1;
+            let para = &mut sections[fs][fp];
+            let t = para.text.as_ref().unwrap();
+            t.remove_range(&mut txn, para.len - 1, 1);
+            para.len -= 1;
+            txn.encode_update_v1()
+        } else if plan.is_empty() && sentences_left == 0 {
+            // Enter: a new empty paragraph after the front one (or the next section)
+            sentences_left = rng.random_range(3..9);
+            paragraphs_left -= 1;
+            if paragraphs_left <= 0 && fs + 1 < sections.len() {
+                paragraphs_left = rng.random_range(8..40);
+                fs += 1;
+                fp = 0;
+                drop(txn);
+                continue;
+            }
+            let elem = fragments[fs].insert(
+                &mut txn,
+                fp as u32 + 1,
+                XmlElementPrelim::empty("paragraph"),
+            );
+            fp += 1;
+            sections[fs].insert(
+                fp,
+                Para {
+                    elem,
+                    text: None,
+                    len: 0,
+                },
+            );
+            txn.encode_update_v1()
+        } else {
+            if plan.is_empty() {
+                sentences_left -= 1;
+                plan.extend(sentence(&mut rng).chars());
+            }
+            let roll = rng.random_range(0..10_000);
+            let len = sections[fs][fp].len;
+            if roll < 560 && len > 0 {
+                // a typo noticed after a few characters: backspace them (this edit is the
+                // first) and retype them; or a phrase rewritten: backspace it and go on with
+                // other words
+                let typo = roll < 500;
+                let n = if typo {
+                    rng.random_range(1..=4u32)
+                } else {
+                    rng.random_range(10..=80u32)
+                }
+                .min(len);
+                let para = &mut sections[fs][fp];
+                let t = para.text.as_ref().unwrap();
+                let mut removed = String::new();
+                t.get_string(&txn)[(len - n) as usize..]
+                    .chars()
+                    .rev()
+                    .for_each(|c| removed.insert(0, c));
+                if typo {
+                    for c in removed.chars().rev() {
+                        plan.push_front(c);
+                    }
+                }
+                t.remove_range(&mut txn, len - 1, 1);
+                para.len -= 1;
+                backspaces = n - 1;
+                txn.encode_update_v1()
+            } else if roll < 620 && len > 20 {
+                // revise a few words back in this paragraph
+                let back = rng.random_range(5..=80u32).min(len);
+                let at = len - back;
+                rev_deletes = rng.random_range(0..=12u32).min(at);
+                rev_plan = WORDS[rng.random_range(0..WORDS.len())]
+                    .chars()
+                    .chain(std::iter::once(' '))
+                    .collect();
+                revision = Some((fs, fp, at));
+                drop(txn);
+                continue;
+            } else if roll < 650 {
+                // revise an earlier paragraph: delete a phrase (one character at a time or
+                // selected and deleted at once) and/or insert one
+                let s = rng.random_range(0..=fs);
+                let p = rng.random_range(0..sections[s].len());
+                let plen = sections[s][p].len;
+                if plen < 10 {
+                    drop(txn);
+                    continue;
+                }
+                let at = rng.random_range(0..=plen);
+                match rng.random_range(0..3) {
+                    0 => {
+                        // select a few words and delete them: one edit
+                        let n = rng.random_range(3..=30u32).min(plen);
+                        let at = at.min(plen - n);
+                        let para = &mut sections[s][p];
+                        para.text.as_ref().unwrap().remove_range(&mut txn, at, n);
+                        para.len -= n;
+                        txn.encode_update_v1()
+                    }
+                    k => {
+                        rev_deletes = if k == 1 {
+                            rng.random_range(3..=40u32).min(at)
+                        } else {
+                            0
+                        };
+                        rev_plan = (0..rng.random_range(1..8))
+                            .flat_map(|_| {
+                                WORDS[rng.random_range(0..WORDS.len())]
+                                    .chars()
+                                    .chain(std::iter::once(' '))
+                            })
+                            .collect();
+                        revision = Some((s, p, at));
+                        drop(txn);
+                        continue;
+                    }
+                }
+            } else {
+                let ch = plan.pop_front().unwrap();
+                insert(&mut sections, fs, fp, len, ch)
+            }
+        };
+        out.push(Bytes::from(update));
+    }
+    out
+}
+
+/// The harsh synthetic history: one transaction per single-character edit into a Y.Text (85%
+/// typing, 15% backspaces at the caret), the caret moving 1% of the time: within 300
+/// characters, or anywhere one time in twenty. Random backspaces inside typed runs split items
+/// far more than real typing does. Returns each edit's v1 update.
+fn harsh_trace(edits: usize, seed: u64) -> Vec<Bytes> {
     // Yjs clients pick 32-bit client ids (5-byte varints); yrs's default is 53 bits.
     let doc = Doc::with_client_id(u64::from(
         StdRng::seed_from_u64(seed ^ 0xC11E).random::<u32>(),
@@ -69,8 +448,6 @@ fn synthesize(edits: usize, seed: u64) -> (Vec<Bytes>, Doc) {
     let mut len = 0u32;
     for _ in 0..edits {
         if rng.random_range(0..100) < 1 {
-            // move the caret within the surrounding text (a few lines up or down), like
-            // revising a passage; now and then jump anywhere
             cursor = if rng.random_range(0..20) == 0 {
                 rng.random_range(0..=len)
             } else {
@@ -91,7 +468,61 @@ fn synthesize(edits: usize, seed: u64) -> (Vec<Bytes>, Doc) {
         }
         updates.push(Bytes::from(txn.encode_update_v1()));
     }
-    (updates, doc)
+    updates
+}
+
+/// `make()`'s updates, read from a cache file under the target directory when present (the
+/// harsh trace takes minutes to synthesise: local edits by index are superlinear in yrs on a
+/// fragmented text).
+fn cached(name: &str, make: impl FnOnce() -> Vec<Bytes>) -> (Vec<Bytes>, bool) {
+    use yrs::encoding::read::{Cursor, Read};
+    use yrs::encoding::write::Write;
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    if let Ok(data) = std::fs::read(&path) {
+        let mut c = Cursor::new(&data);
+        let mut out = Vec::new();
+        while c.has_content() {
+            match c.read_buf() {
+                Ok(b) => out.push(Bytes::copy_from_slice(b)),
+                Err(_) => break,
+            }
+        }
+        if !c.has_content() && !out.is_empty() {
+            return (out, true);
+        }
+    }
+    let out = make();
+    let mut buf = Vec::new();
+    for u in &out {
+        buf.write_buf(u);
+    }
+    let _ = std::fs::write(&path, buf);
+    (out, false)
+}
+
+/// The visible characters of a replayed document (all text of both schemas).
+fn visible_chars(doc: &Doc) -> usize {
+    let names: Vec<String> = doc
+        .transact()
+        .root_refs()
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    let mut n = 0;
+    for name in names {
+        if name == "t" {
+            let t = doc.get_or_insert_text("t");
+            n += t.get_string(&doc.transact()).chars().count();
+        } else if name.starts_with("section:") {
+            let f = doc.get_or_insert_xml_fragment(name.as_str());
+            let txn = doc.transact();
+            for node in f.successors(&txn) {
+                if let yrs::XmlOut::Text(t) = node {
+                    n += t.get_string(&txn).chars().count();
+                }
+            }
+        }
+    }
+    n
 }
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -128,17 +559,19 @@ async fn time_to_first_frame(hub: &Hub, doc: &str) -> Duration {
     elapsed
 }
 
-fn small_report(seed: u64) -> Vec<u8> {
-    // 6 sections, 20 paragraphs of 100 characters in all: the shape of a short report.
-    let sections: Vec<SectionInit> = (0..6)
-        .map(|i| SectionInit {
-            id: format!("sec-{i}"),
-            title: format!("Section {i}"),
-        })
-        .collect();
-    let init = initial_update(&sections);
+/// A small report: 6 sections, 20 paragraphs of 100 characters in all (the product's shape),
+/// or (`sections == 0`) 20 paragraphs of 100 characters in one XmlFragment (the shape of the
+/// design notes' measurement).
+fn small_report(seed: u64, sections: usize) -> Vec<u8> {
     let doc = Doc::new();
-    {
+    if sections > 0 {
+        let ids: Vec<SectionInit> = (0..sections)
+            .map(|i| SectionInit {
+                id: format!("sec-{i}"),
+                title: format!("Section {i}"),
+            })
+            .collect();
+        let init = initial_update(&ids);
         use yrs::updates::decoder::Decode;
         doc.transact_mut()
             .apply_update(yrs::Update::decode_v1(&init).unwrap())
@@ -146,7 +579,7 @@ fn small_report(seed: u64) -> Vec<u8> {
     }
     let mut rng = StdRng::seed_from_u64(seed);
     for p in 0..20 {
-        let f = doc.get_or_insert_xml_fragment(format!("section:sec-{}", p % 6));
+        let f = doc.get_or_insert_xml_fragment(format!("section:sec-{}", p % sections.max(1)));
         let mut txn = doc.transact_mut();
         let para = f.push_back(&mut txn, XmlElementPrelim::empty("paragraph"));
         let words: String = (0..100)
@@ -158,63 +591,117 @@ fn small_report(seed: u64) -> Vec<u8> {
         .encode_state_as_update_v1(&StateVector::default())
 }
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() {
-    let edits: usize = std::env::var("FIGURES_EDITS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(260_000);
+/// A [`MemoryStore`] that counts the bytes the hub hands to `append`.
+struct CountingStore {
+    inner: MemoryStore,
+    appended_bytes: AtomicUsize,
+}
 
-    // ---- history, log bytes, compaction ----
-    let t = Instant::now();
-    let (updates, doc) = synthesize(edits, 7);
-    let synth = t.elapsed();
-    let log_bytes: usize = updates.iter().map(Bytes::len).sum();
-    let final_len = doc
-        .get_or_insert_text("t")
-        .get_string(&doc.transact())
-        .len();
+#[async_trait::async_trait]
+impl DocStore for CountingStore {
+    async fn load(&self, doc_id: &str) -> Result<Option<StoredDoc>, StoreError> {
+        self.inner.load(doc_id).await
+    }
+    async fn create(&self, doc_id: &str, initial: Bytes) -> Result<(), StoreError> {
+        self.inner.create(doc_id, initial).await
+    }
+    async fn append(&self, doc_id: &str, updates: &[Bytes]) -> Result<u64, StoreError> {
+        let n: usize = updates.iter().map(Bytes::len).sum();
+        let r = self.inner.append(doc_id, updates).await;
+        if r.is_ok() {
+            self.appended_bytes.fetch_add(n, Ordering::Relaxed);
+        }
+        r
+    }
+    async fn compact(&self, doc_id: &str, snapshot: Bytes, upto: u64) -> Result<bool, StoreError> {
+        self.inner.compact(doc_id, snapshot, upto).await
+    }
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "n/a".into())
+}
+
+/// Log, compaction, cold load, hub compaction and ingest figures for one history. `log[..base]`
+/// is the document's initial content (not an edit).
+async fn trace_figures(label: &str, log: &[Bytes], base: usize) {
+    let edits = log.len() - base;
+    let per_edit = |bytes: usize| bytes as f64 / edits as f64;
+    println!("== {label} ==");
+    // ---- log bytes ----
+    let raw: usize = log[base..].iter().map(Bytes::len).sum();
+    let sizes = {
+        let mut v: Vec<usize> = log[base..].iter().map(Bytes::len).collect();
+        v.sort_unstable();
+        v
+    };
+    // a v1 update without structs (first byte: zero clients) only deletes
+    let deleting = log[base..].iter().filter(|u| u.first() == Some(&0)).count();
+    println!(
+        "edits: {} insertions, {deleting} deletions ({:.1}%)",
+        edits - deleting,
+        100.0 * deleting as f64 / edits as f64
+    );
+    println!(
+        "log: {raw} B of v1 updates for {edits} edits = {:.2} B per edit (median {} B, 90th percentile {} B); one stored entry per edit",
+        per_edit(raw),
+        sizes[sizes.len() / 2],
+        sizes[sizes.len() * 9 / 10]
+    );
+    for k in [8usize, 64] {
+        let t = Instant::now();
+        let merged: usize = log[base..]
+            .chunks(k)
+            .map(|c| {
+                yrs::merge_updates_v1(c.iter().map(|u| &u[..]))
+                    .unwrap()
+                    .len()
+            })
+            .sum();
+        println!(
+            "  if {k} consecutive updates were stored as one merged entry: {:.2} B per edit (merging took {:.2?})",
+            per_edit(merged),
+            t.elapsed()
+        );
+    }
+    // ---- replay and compaction ----
     let t = Instant::now();
     let replay = Doc::new();
-    collab::apply_in_order(&replay, updates.iter().map(|u| &u[..])).unwrap();
+    collab::apply_in_order(&replay, log.iter().map(|u| &u[..])).unwrap();
     let replay_time = t.elapsed();
     let t = Instant::now();
-    let snapshot = replay
+    let (snapshot, encoding) = collab::encode_snapshot(&replay);
+    let encode_time = t.elapsed();
+    let v1 = replay
         .transact()
         .encode_state_as_update_v1(&StateVector::default());
-    let encode_time = t.elapsed();
-    let snapshot_v2 = replay
-        .transact()
-        .encode_state_as_update_v2(&StateVector::default());
     println!(
-        "history: {edits} single-character edits (one transaction each), final text {final_len} chars, synthesized in {synth:.2?}"
+        "final document: {} visible characters; replay of the whole log (one transaction per update) {replay_time:.2?}",
+        visible_chars(&replay)
     );
     println!(
-        "log: {log_bytes} B of v1 updates = {:.2} B per edit (payload only; the SQL row overhead is the server store's)",
-        log_bytes as f64 / edits as f64
-    );
-    println!(
-        "replay of the whole log through a Doc (one transaction per update): {replay_time:.2?}"
-    );
-    println!(
-        "compacted: v1 snapshot {} B = {:.3} B per edit (encode {encode_time:.2?}); v2 would be {} B = {:.3} B per edit",
+        "compacted: snapshot {} B in {encoding:?} = {:.3} B per edit (encode + round-trip check {encode_time:.2?}); v1 would be {} B = {:.3} B per edit",
         snapshot.len(),
-        snapshot.len() as f64 / edits as f64,
-        snapshot_v2.len(),
-        snapshot_v2.len() as f64 / edits as f64
+        per_edit(snapshot.len()),
+        v1.len(),
+        per_edit(v1.len())
     );
+    drop(replay);
 
-    // ---- compaction through the hub and MemoryStore ----
-    let store = Arc::new(MemoryStore::new());
+    // ---- cold load: snapshot + 200-update tail ----
     let tail = 200usize;
-    let (head, rest) = updates.split_at(updates.len() - tail);
+    let (head, rest) = log.split_at(log.len() - tail);
     let head_doc = Doc::new();
     collab::apply_in_order(&head_doc, head.iter().map(|u| &u[..])).unwrap();
-    let head_snapshot = Bytes::from(
+    let (head_snapshot, _) = collab::encode_snapshot(&head_doc);
+    let head_v1 = Bytes::from(
         head_doc
             .transact()
             .encode_state_as_update_v1(&StateVector::default()),
     );
+    drop(head_doc);
     let stored = StoredDoc {
         snapshot: Some(Snapshot {
             update_v1: head_snapshot,
@@ -226,13 +713,19 @@ async fn main() {
             .map(|(i, u)| ((head.len() + i + 1) as u64, u.clone()))
             .collect(),
     };
-
-    // ---- cold load: snapshot + 200-update tail ----
-    let mut pure = Vec::new();
-    for _ in 0..7 {
+    let mut stored_v1 = stored.clone();
+    if let Some(s) = stored_v1.snapshot.as_mut() {
+        s.update_v1 = head_v1;
+    }
+    let (mut pure, mut pure_v1) = (Vec::new(), Vec::new());
+    for _ in 0..9 {
         let t = Instant::now();
         let d = collab::doc_from_stored(&stored).unwrap();
         pure.push(t.elapsed());
+        drop(d);
+        let t = Instant::now();
+        let d = collab::doc_from_stored(&stored_v1).unwrap();
+        pure_v1.push(t.elapsed());
         drop(d);
     }
     let mut via_hub = Vec::new();
@@ -249,21 +742,28 @@ async fn main() {
         via_hub.push(time_to_first_frame(&hub, "big").await);
         hub.shutdown().await;
     }
-    println!(
-        "cold load, snapshot + {tail}-update tail: doc_from_stored median {:.2?} (min {:.2?}); connect to first frame through the hub median {:.2?}",
-        median(pure.clone()),
-        pure.iter().min().unwrap(),
-        median(via_hub)
-    );
     let heap_before = live();
     let loaded = collab::doc_from_stored(&stored).unwrap();
-    println!(
-        "heap of the loaded 260k-edit document: {:.2} MB",
-        (live() - heap_before) as f64 / 1e6
-    );
+    let heap = live() - heap_before;
     drop(loaded);
+    println!(
+        "cold load, snapshot ({:?}) + {tail}-update tail: doc_from_stored median {:.2?} (min {:.2?}, max {:.2?}); connect to first frame through the hub median {:.2?}; {:.2} MB heap once loaded",
+        stored.snapshot.as_ref().unwrap().encoding(),
+        median(pure.clone()),
+        pure.iter().min().unwrap(),
+        pure.iter().max().unwrap(),
+        median(via_hub),
+        heap as f64 / 1e6
+    );
+    println!(
+        "  the same from a v1 snapshot: doc_from_stored median {:.2?} (min {:.2?}, max {:.2?})",
+        median(pure_v1.clone()),
+        pure_v1.iter().min().unwrap(),
+        pure_v1.iter().max().unwrap()
+    );
 
-    // compaction by the hub: the full log appended, then compacted by the document task
+    // ---- compaction by the hub: a 20,000-update log compacted by the document task ----
+    let store = Arc::new(MemoryStore::new());
     let hub = Hub::new(
         store.clone(),
         HubConfig {
@@ -272,22 +772,24 @@ async fn main() {
         },
     );
     {
-        let seeded = StoredDoc {
-            snapshot: None,
-            updates: updates
-                .iter()
-                .take(20_000)
-                .enumerate()
-                .map(|(i, u)| ((i + 1) as u64, u.clone()))
-                .collect(),
-        };
-        store.put("log", seeded);
+        let n = 20_000.min(log.len());
+        store.put(
+            "log",
+            StoredDoc {
+                snapshot: None,
+                updates: log
+                    .iter()
+                    .take(n)
+                    .enumerate()
+                    .map(|(i, u)| ((i + 1) as u64, u.clone()))
+                    .collect(),
+            },
+        );
         let before = store.size("log").unwrap();
         let t = Instant::now();
-        // a server-side no-op edit wakes the task; it sees the long tail and compacts
+        // a server-side edit wakes the task; it sees the long tail and compacts
         let state = hub.document_state_v1("log").await.unwrap();
         let d = Doc::new();
-        let text = d.get_or_insert_text("t");
         {
             use yrs::updates::decoder::Decode;
             d.transact_mut()
@@ -295,7 +797,8 @@ async fn main() {
                 .unwrap();
         }
         let sv = d.transact().state_vector();
-        text.insert(&mut d.transact_mut(), 0, "!");
+        d.get_or_insert_map("wake")
+            .insert(&mut d.transact_mut(), "k", 1);
         hub.apply_update("log", d.transact().encode_diff_v1(&sv))
             .await
             .unwrap();
@@ -303,8 +806,9 @@ async fn main() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         let after = store.size("log").unwrap();
+        let enc = store.get("log").unwrap().snapshot.unwrap().encoding();
         println!(
-            "hub compaction of a 20,000-update log: {} entries / {} B -> snapshot {} B + {} entries, in {:.2?}",
+            "hub compaction of a {n}-update log: {} entries / {} B -> {enc:?} snapshot {} B + {} entries, in {:.2?}",
             before.log_entries,
             before.log_bytes,
             after.snapshot_bytes,
@@ -314,57 +818,25 @@ async fn main() {
     }
     hub.shutdown().await;
 
-    // ---- heap per small loaded document ----
-    let store = Arc::new(MemoryStore::new());
-    let n = 1000;
-    for i in 0..n {
-        store.put(
-            &format!("small-{i}"),
-            StoredDoc {
-                snapshot: None,
-                updates: vec![(1, Bytes::from(small_report(i as u64)))],
-            },
-        );
-    }
-    let before_doc = live();
-    let sample = collab::doc_from_stored(&store.get("small-0").unwrap()).unwrap();
-    let doc_alone = live() - before_doc;
-    let snapshot_small = sample
-        .transact()
-        .encode_state_as_update_v1(&StateVector::default())
-        .len();
-    drop(sample);
-    let hub = Hub::new(
-        store.clone(),
-        HubConfig {
-            idle_unload_after: Duration::from_secs(600),
-            ..HubConfig::default()
-        },
-    );
-    // warm the runtime and the registry
-    hub.document_state_v1("small-0").await.unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let before = live();
-    for i in 1..n {
-        hub.document_state_v1(&format!("small-{i}")).await.unwrap();
-    }
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let per_doc = (live() - before) as f64 / (n - 1) as f64;
-    println!(
-        "heap per small loaded document (6 sections, 20 paragraphs of 100 chars; snapshot {snapshot_small} B): {:.1} KB (Doc, awareness, task, queues, registry entry; {} loaded); the Doc alone {:.1} KB",
-        per_doc / 1024.0,
-        hub.loaded_documents(),
-        doc_alone as f64 / 1024.0
-    );
-    hub.shutdown().await;
-
-    // ---- ingest: updates applied, relayed and durably logged ----
-    let store = Arc::new(MemoryStore::new());
-    store.put(
+    // ---- ingest: updates applied, relayed and handed to the store ----
+    let store = Arc::new(CountingStore {
+        inner: MemoryStore::new(),
+        appended_bytes: AtomicUsize::new(0),
+    });
+    let initial = if base > 0 {
+        log[..base].to_vec()
+    } else {
+        vec![Bytes::from(initial_update(&[]))]
+    };
+    store.inner.put(
         "ingest",
         StoredDoc {
             snapshot: None,
-            updates: vec![(1, Bytes::from(initial_update(&[])))],
+            updates: initial
+                .into_iter()
+                .enumerate()
+                .map(|(i, u)| ((i + 1) as u64, u))
+                .collect(),
         },
     );
     let hub = Hub::new(store.clone(), HubConfig::default());
@@ -386,26 +858,127 @@ async fn main() {
             .await
     });
     let _ = from_server.recv().await;
-    let count = 100_000.min(updates.len());
-    let frames: Vec<Bytes> = updates[..count]
+    let count = 100_000.min(edits);
+    let frames: Vec<Bytes> = log[base..base + count]
         .iter()
         .map(|u| protocol::update(u))
         .collect();
-    let before = store.stats().appended_updates;
+    let before = store.inner.stats().appended_updates;
     let t = Instant::now();
     for f in frames {
         to_server.send(Ok(f)).await.unwrap();
     }
-    while store.stats().appended_updates - before < count as u64 {
+    while store.inner.stats().appended_updates - before < count as u64 {
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
     let elapsed = t.elapsed();
-    let s = store.stats();
+    let s = store.inner.stats();
     println!(
-        "ingest: {count} single-edit updates from one connection applied and appended in {elapsed:.2?} = {:.0} updates/s ({} appends, {:.0} updates per batch)",
+        "ingest: {count} single-edit updates from one connection applied and appended in {elapsed:.2?} = {:.0} updates/s ({} appends, {:.0} updates per append); handed to append: {:.2} B per edit",
         count as f64 / elapsed.as_secs_f64(),
         s.appends,
-        s.appended_updates as f64 / s.appends as f64
+        s.appended_updates as f64 / s.appends as f64,
+        store.appended_bytes.load(Ordering::Relaxed) as f64 / count as f64
     );
     hub.shutdown().await;
+}
+
+/// Heap of one small document alone and per document loaded in the hub.
+async fn small_doc_heap(label: &str, sections: usize) {
+    let store = Arc::new(MemoryStore::new());
+    let n = 1000;
+    for i in 0..n {
+        store.put(
+            &format!("small-{i}"),
+            StoredDoc {
+                snapshot: None,
+                updates: vec![(1, Bytes::from(small_report(i as u64, sections)))],
+            },
+        );
+    }
+    let before_doc = live();
+    let sample = collab::doc_from_stored(&store.get("small-0").unwrap()).unwrap();
+    let doc_alone = live() - before_doc;
+    let (snapshot_small, enc) = collab::encode_snapshot(&sample);
+    drop(sample);
+    let hub = Hub::new(
+        store.clone(),
+        HubConfig {
+            idle_unload_after: Duration::from_secs(600),
+            ..HubConfig::default()
+        },
+    );
+    // warm the runtime and the registry
+    hub.document_state_v1("small-0").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let before = live();
+    for i in 1..n {
+        hub.document_state_v1(&format!("small-{i}")).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let per_doc = (live() - before) as f64 / (n - 1) as f64;
+    println!(
+        "heap per small loaded document, {label} ({enc:?} snapshot {} B): {:.2} KB per document in the hub ({} loaded): the Doc alone {:.2} KB, the hub's share {:.2} KB",
+        snapshot_small.len(),
+        per_doc / 1024.0,
+        hub.loaded_documents(),
+        doc_alone as f64 / 1024.0,
+        (per_doc - doc_alone as f64) / 1024.0
+    );
+    hub.shutdown().await;
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let edits: usize = std::env::var("FIGURES_EDITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(260_000);
+    println!("load average at start: {}", load_average());
+    small_doc_heap("report shape: 6 sections, 20 paragraphs of 100 chars", 6).await;
+    small_doc_heap(
+        "design-note shape: one XmlFragment, 20 paragraphs of 100 chars",
+        0,
+    )
+    .await;
+
+    let t = Instant::now();
+    let typing = typing_trace(edits, 7);
+    println!(
+        "typing trace: {edits} edits generated in {:.2?}",
+        t.elapsed()
+    );
+    trace_figures(
+        "B4-like typing trace (report schema, paragraphs in XmlFragments, 32-bit client ids, a new session every 3-12k edits)",
+        &typing,
+        1,
+    )
+    .await;
+    drop(typing);
+
+    if std::env::var("FIGURES_SKIP_HARSH").is_ok_and(|v| v == "1") {
+        return;
+    }
+    let t = Instant::now();
+    let (harsh, was_cached) = cached(&format!("collab-figures-harsh-{edits}-7.bin"), || {
+        harsh_trace(edits, 7)
+    });
+    println!(
+        "harsh trace: {edits} edits {} in {:.2?}",
+        if was_cached {
+            "read from the cache"
+        } else {
+            "synthesised"
+        },
+        t.elapsed()
+    );
+    trace_figures(
+        "harsh random trace (one Y.Text, 15% backspaces anywhere in typed runs, 32-bit client id)",
+        &harsh,
+        0,
+    )
+    .await;
+    drop(harsh);
+
+    println!("load average at end: {}", load_average());
 }
