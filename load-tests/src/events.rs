@@ -132,7 +132,10 @@ struct PhaseFigures {
     target_rate_per_s: f64,
     achieved_rate_per_s: f64,
     http_move: Percentiles,
+    /// From the HTTP response of the move to the event's arrival (0 when it arrived first).
     delivery: Percentiles,
+    /// From the moment the move request was sent to the event's arrival (HTTP, commit and fan-out).
+    delivery_from_request: Percentiles,
     /// Deliveries through another instance (Redis), when there are two.
     delivery_relayed: Option<Percentiles>,
     /// Deliveries by the instance that served the move, when there are two.
@@ -590,7 +593,7 @@ async fn phase(
     two: bool,
 ) -> anyhow::Result<PhaseFigures> {
     sink.lock().unwrap_or_else(|e| e.into_inner()).clear();
-    let mut responses: HashMap<i64, Instant> = HashMap::with_capacity(moves);
+    let mut responses: HashMap<i64, (Instant, Instant)> = HashMap::with_capacity(moves);
     let mut http = Vec::with_capacity(moves);
     let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / rate.max(0.001)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -612,7 +615,7 @@ async fn phase(
             bail!("move {k}: HTTP {st} {body}");
         }
         http.push(done.duration_since(sent).as_micros() as u64);
-        responses.insert(seq.context("no x-event-seq header")?, done);
+        responses.insert(seq.context("no x-event-seq header")?, (sent, done));
     }
     let elapsed = t0.elapsed().as_secs_f64();
     // Let the last deliveries arrive.
@@ -625,6 +628,7 @@ async fn phase(
     }
     let arrivals = std::mem::take(&mut *sink.lock().unwrap_or_else(|e| e.into_inner()));
     let mut all = Vec::with_capacity(arrivals.len());
+    let mut from_request = Vec::with_capacity(arrivals.len());
     let mut local = Vec::new();
     let mut relayed = Vec::new();
     let mut before = 0;
@@ -632,9 +636,10 @@ async fn phase(
     let mut last = None::<Instant>;
     let mut received = 0;
     for (seq, at, via_redis) in arrivals {
-        let Some(resp) = responses.get(&seq) else {
+        let Some((sent, resp)) = responses.get(&seq) else {
             continue;
         };
+        from_request.push(at.saturating_duration_since(*sent).as_micros() as u64);
         received += 1;
         first = Some(first.map_or(at, |f: Instant| f.min(at)));
         last = Some(last.map_or(at, |l: Instant| l.max(at)));
@@ -663,6 +668,7 @@ async fn phase(
         achieved_rate_per_s: round1(moves as f64 / elapsed),
         http_move: Percentiles::of(http),
         delivery: Percentiles::of(all),
+        delivery_from_request: Percentiles::of(from_request),
         delivery_relayed: two.then(|| Percentiles::of(relayed)),
         delivery_local: two.then(|| Percentiles::of(local)),
         expected_deliveries: expected,
