@@ -224,7 +224,7 @@ async fn run_with(
     let home = bases[0].clone();
 
     // Sessions: signed in through the HTTP API (the per-address login limit allows about 30).
-    let hot_sessions = vec![
+    let hot_sessions = [
         Session::login(&home, "user@bank-a.example").await?,
         Session::login(&home, "approver@example.com").await?,
         Session::login(&home, "viewer@example.com").await?,
@@ -561,12 +561,11 @@ async fn listen(mut ws: Ws, plan: Plan, stop: stop::Stop) {
             msg = ws.next() => match msg {
                 Some(Ok(Message::Text(t))) => {
                     let now = Instant::now();
-                    if let Some(sink) = &plan.sink {
-                        if let Some(seq) = frame_seq(t.as_str()) {
-                            if seq > 0 {
-                                sink.lock().unwrap_or_else(|e| e.into_inner()).push((seq, now, plan.relayed));
-                            }
-                        }
+                    if let Some(sink) = &plan.sink
+                        && let Some(seq) = frame_seq(t.as_str())
+                        && seq > 0
+                    {
+                        sink.lock().unwrap_or_else(|e| e.into_inner()).push((seq, now, plan.relayed));
                     }
                 }
                 Some(Ok(_)) => {}
