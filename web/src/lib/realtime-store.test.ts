@@ -1,3 +1,4 @@
+import { useAuthStore } from './auth-store'
 import {
   BACKOFF_MAX_MS,
   BACKOFF_MIN_MS,
@@ -184,6 +185,16 @@ describe('the event socket', () => {
     await vi.advanceTimersByTimeAsync(PING_INTERVAL_MS - PONG_TIMEOUT_MS + PONG_TIMEOUT_MS)
     expect(ws.closedWith).toBe(4000)
     expect(useRealtimeStore.getState().status).toBe('reconnecting')
+  })
+
+  it('closes the socket when the user signs out', () => {
+    subscribeTopic('client:a:board', listener().l)
+    const ws = latest()
+    ws.open()
+    useAuthStore.setState({ user: { id: 'u' } as never, status: 'authenticated' })
+    useAuthStore.setState({ user: null, status: 'unauthenticated' })
+    expect(ws.closedWith).toBe(1000)
+    expect(useRealtimeStore.getState().status).toBe('idle')
   })
 
   it('unsubscribes the last listener of a topic and refetches on a server resync', () => {

@@ -2,6 +2,7 @@ import type { EventFrame } from '@/api/types/EventFrame'
 import { create } from 'zustand'
 
 import { apiRequest, isUnauthenticated } from './api-client'
+import { useAuthStore } from './auth-store'
 import { EventCloseCode } from './event-close-codes'
 
 /**
@@ -267,3 +268,9 @@ export function resetRealtime(): void {
   lastSeq.clear()
   useRealtimeStore.setState({ status: 'idle', attempt: 0, nextRetryAt: null, gaps: 0 })
 }
+
+// Signing out closes the socket at once (the server would otherwise close it at its next session
+// check); the next screen that subscribes after signing in opens a new one.
+useAuthStore.subscribe((state, previous) => {
+  if (previous.user && !state.user) resetRealtime()
+})
