@@ -42,6 +42,7 @@ pub async fn set_user_role(
     }
     let before = users::by_id(&state.db.pool, &id).await?.ok_or_else(|| ApiError::not_found("User not found"))?;
     users::set_role(&state.db.pool, &id, role.as_str()).await?;
+    state.hub.recheck_user(&state, &id).await;
     crate::audit::record(&state, AuditEvent { event_type: "role_changed", entity_type: "user", entity_id: Some(&id), actor_id: Some(&admin.id), details: json!({"from": before.role, "to": role.as_str()}), severity: "warning", ip: Some(&ip) }).await;
     Ok(axum::Json(crate::api::auth::load_me(&state, &id).await?))
 }

@@ -214,9 +214,11 @@ pub async fn refresh(State(state): State<AppState>, jar: CookieJar) -> ApiResult
 pub async fn logout(State(state): State<AppState>, jar: CookieJar) -> ApiResult<impl IntoResponse> {
     if let Some(user) = auth::authenticate(&state, &jar).await? {
         sessions::revoke_session(&state.db.pool, &user.session_id).await?;
+        state.hub.recheck_user(&state, &user.id).await;
     } else if let Some(r) = jar.get(auth::REFRESH_COOKIE).map(|c| c.value().to_owned()) {
         if let Some(row) = sessions::refresh_by_hash(&state.db.pool, &hash_token(&r)).await? {
             sessions::revoke_session(&state.db.pool, &row.session_id).await?;
+            state.hub.recheck_user(&state, &row.user_id).await;
         }
     }
     let jar = jar.add(auth::removal_cookie(auth::ACCESS_COOKIE, "/")).add(auth::removal_cookie(auth::REFRESH_COOKIE, "/api/auth"));
@@ -291,6 +293,7 @@ pub async fn reset_password(State(state): State<AppState>, AppJson(req): AppJson
     users::set_password(&mut *tx, &user_id, &hash).await?;
     tx.commit().await?;
     sessions::revoke_user_sessions(&state.db.pool, &user_id).await?;
+    state.hub.recheck_user(&state, &user_id).await;
     crate::audit::record(&state, AuditEvent { event_type: "password_reset", entity_type: "user", entity_id: Some(&user_id), actor_id: Some(&user_id), details: json!({}), severity: "info", ip: None }).await;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -394,9 +394,22 @@ impl Hub {
     /// Authenticates again the session behind every open socket (see the module docs). Sessions
     /// are checked once each, however many sockets share them.
     pub async fn recheck(&self, state: &AppState) {
+        self.recheck_where(state, |_| true).await;
+    }
+
+    /// Re-checks at once the sockets of one user on this instance (after a sign-out, a role change
+    /// or a password reset); other instances catch up at their next periodic re-check.
+    pub async fn recheck_user(&self, state: &AppState, user_id: &str) {
+        self.recheck_where(state, |u| u.id == user_id).await;
+    }
+
+    async fn recheck_where(&self, state: &AppState, select: impl Fn(&AuthUser) -> bool) {
         let mut by_session: HashMap<(String, String), Vec<Arc<Conn>>> = HashMap::new();
         for c in self.inner.conns.iter() {
             let u = c.user();
+            if !select(&u) {
+                continue;
+            }
             by_session
                 .entry((u.id, u.session_id))
                 .or_default()

@@ -295,7 +295,7 @@ async fn an_ended_session_closes_its_sockets() {
         a.post_empty("/api/auth/logout").await.status(),
         StatusCode::NO_CONTENT
     );
-    app.state.hub.recheck(&app.state).await;
+    // Sign-out re-checks the user's sockets at once: no waiting for the periodic re-check.
     assert_eq!(ws.close_code(WAIT).await, Some(4401));
     // The user's other session is untouched.
     ws_other.send(json!({"op": "ping"})).await;
