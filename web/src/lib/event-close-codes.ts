@@ -1,17 +1,18 @@
+import { CloseCode } from './close-codes'
+
 /**
- * WebSocket close codes of the event socket (`/api/ws`). Mirrors `server/src/realtime/close.rs`
- * exactly: change both together. The values follow HTTP statuses (`code - 4000`) and agree with
- * those of the collaborative document socket.
+ * The close codes the event socket (`/api/ws`) uses: a subset of the product's one set of close
+ * codes (`close-codes.ts`, mirroring `collab/src/close.rs`, which the server's event hub reuses).
  */
 export const EventCloseCode = {
   /** The session ended (signed out or revoked): sign in again. */
-  UNAUTHENTICATED: 4401,
+  UNAUTHENTICATED: CloseCode.UNAUTHENTICATED,
   /** Nothing was received from the client for 40 s. */
-  IDLE_TIMEOUT: 4408,
+  IDLE_TIMEOUT: CloseCode.IDLE_TIMEOUT,
   /** The client did not read its events fast enough. */
-  SLOW_CONSUMER: 4409,
+  SLOW_CONSUMER: CloseCode.SLOW_CONSUMER,
   /** A frame sent by the client was too large. */
-  MESSAGE_TOO_LARGE: 4413,
+  MESSAGE_TOO_LARGE: CloseCode.MESSAGE_TOO_LARGE,
   /** The server is shutting down: reconnect. */
-  SHUTTING_DOWN: 4503,
+  SHUTTING_DOWN: CloseCode.SHUTTING_DOWN,
 } as const
