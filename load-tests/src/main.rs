@@ -4,6 +4,7 @@
 //!
 //! Run with `load-tests events --help`.
 
+mod collab;
 mod common;
 mod events;
 
@@ -21,6 +22,10 @@ enum Scenario {
     /// Event fan-out: thousands of authenticated `/api/ws` subscribers spread over clients, board
     /// moves driven through the HTTP API, delivery latency, throughput and memory per connection.
     Events(events::Args),
+    /// Collaborative editing: editors typing on one document (propagation latency, server CPU and
+    /// memory), a long history (stored bytes per edit, cold load), SIGKILL rounds, and the same
+    /// load against Hocuspocus and the y-websocket reference server.
+    Collab(collab::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -38,6 +43,7 @@ fn main() -> std::process::ExitCode {
     let result = rt.block_on(async move {
         match cli.scenario {
             Scenario::Events(args) => events::run(args).await,
+            Scenario::Collab(args) => collab::run(args).await,
         }
     });
     match result {
