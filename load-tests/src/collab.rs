@@ -201,6 +201,7 @@ fn scan_tokens(frame: &[u8], mut f: impl FnMut(u64)) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 /// One editor: connects, syncs, then types `[id:n]` tokens at `rate` per second until `stop`.
 async fn editor(
     target: Target,
@@ -250,10 +251,11 @@ async fn editor(
                 let sent = reader_meter.sent.lock().expect("meter");
                 let mut lat = Vec::new();
                 scan_tokens(inner, |k| {
-                    if (k >> 32) != id && seen.insert(k) {
-                        if let Some(t) = sent.get(&k) {
-                            lat.push(now.duration_since(*t).as_micros() as u64);
-                        }
+                    if (k >> 32) != id
+                        && seen.insert(k)
+                        && let Some(t) = sent.get(&k)
+                    {
+                        lat.push(now.duration_since(*t).as_micros() as u64);
                     }
                 });
                 drop(sent);
@@ -585,12 +587,12 @@ async fn cold_sync(target: &Target, doc_id: &str) -> anyhow::Result<f64> {
     )))
     .await?;
     while let Some(msg) = tokio::time::timeout(Duration::from_secs(30), ws.next()).await? {
-        if let Message::Binary(frame) = msg? {
-            if let Some([0, 1, ..]) = target.unwrap(&frame) {
-                let ms = t0.elapsed().as_secs_f64() * 1000.0;
-                let _ = ws.close(None).await;
-                return Ok(ms);
-            }
+        if let Message::Binary(frame) = msg?
+            && let Some([0, 1, ..]) = target.unwrap(&frame)
+        {
+            let ms = t0.elapsed().as_secs_f64() * 1000.0;
+            let _ = ws.close(None).await;
+            return Ok(ms);
         }
     }
     bail!("socket closed before SyncStep2")
@@ -700,18 +702,18 @@ async fn kill_rounds(
         let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
             .await?
             .context("closed")??;
-        if let Message::Binary(frame) = msg {
-            if let [0, 1, ..] = &frame[..] {
-                for m in collab::protocol::decode_frame(&frame)? {
-                    if let collab::protocol::Inbound::SyncStep2(u) = m {
-                        use yrs::updates::decoder::Decode;
-                        reader
-                            .transact_mut()
-                            .apply_update(yrs::Update::decode_v1(&u)?)?;
-                    }
+        if let Message::Binary(frame) = msg
+            && let [0, 1, ..] = &frame[..]
+        {
+            for m in collab::protocol::decode_frame(&frame)? {
+                if let collab::protocol::Inbound::SyncStep2(u) = m {
+                    use yrs::updates::decoder::Decode;
+                    reader
+                        .transact_mut()
+                        .apply_update(yrs::Update::decode_v1(&u)?)?;
                 }
-                break;
             }
+            break;
         }
     }
     let text = reader

@@ -15,19 +15,19 @@
 //! This module only adapts axum's socket: the protocol, the document and its persistence belong
 //! to `collab::Hub`.
 
+use axum::Router;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Router;
 use axum_extra::extract::cookie::CookieJar;
 use bytes::Bytes;
-use collab::close::{self, CloseReason};
 use collab::Access;
+use collab::close::{self, CloseReason};
 use futures_util::{SinkExt, StreamExt};
 
-use crate::auth::{authenticate, Role};
+use crate::auth::{Role, authenticate};
 use crate::db::reports;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -41,12 +41,22 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Refused before reaching the document: no session.
-const UNAUTHENTICATED: CloseReason = CloseReason { code: close::UNAUTHENTICATED, reason: "authentication required" };
+const UNAUTHENTICATED: CloseReason = CloseReason {
+    code: close::UNAUTHENTICATED,
+    reason: "authentication required",
+};
 /// Refused before reaching the document: the report belongs to another client.
-const FORBIDDEN: CloseReason = CloseReason { code: close::FORBIDDEN, reason: "access denied" };
+const FORBIDDEN: CloseReason = CloseReason {
+    code: close::FORBIDDEN,
+    reason: "access denied",
+};
 
 /// What the caller may do with the report, or why it is refused.
-async fn decide(state: &AppState, headers: &HeaderMap, report_id: &str) -> Result<Access, CloseReason> {
+async fn decide(
+    state: &AppState,
+    headers: &HeaderMap,
+    report_id: &str,
+) -> Result<Access, CloseReason> {
     let jar = CookieJar::from_headers(headers);
     let user = match authenticate(state, &jar).await {
         Ok(Some(user)) => user,
@@ -67,11 +77,20 @@ async fn decide(state: &AppState, headers: &HeaderMap, report_id: &str) -> Resul
     if !user.can_read_client(&client_id) {
         return Err(FORBIDDEN);
     }
-    Ok(if user.role == Role::Viewer { Access::ReadOnly } else { Access::ReadWrite })
+    Ok(if user.role == Role::Viewer {
+        Access::ReadOnly
+    } else {
+        Access::ReadWrite
+    })
 }
 
 /// Opens the collaborative document of a report.
-pub async fn collab_socket(State(state): State<AppState>, Path(report_id): Path<String>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
+pub async fn collab_socket(
+    State(state): State<AppState>,
+    Path(report_id): Path<String>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
     if !crate::api::origin_allowed(&state, &headers) {
         return ApiError::Forbidden("Cross-site WebSocket refused".into()).into_response();
     }
@@ -84,7 +103,12 @@ pub async fn collab_socket(State(state): State<AppState>, Path(report_id): Path<
         .on_upgrade(move |socket| serve(state, socket, report_id, decision))
 }
 
-async fn serve(state: AppState, socket: WebSocket, report_id: String, decision: Result<Access, CloseReason>) {
+async fn serve(
+    state: AppState,
+    socket: WebSocket,
+    report_id: String,
+    decision: Result<Access, CloseReason>,
+) {
     let (mut tx, rx) = socket.split();
     let why = match decision {
         Err(refused) => refused,
@@ -93,14 +117,25 @@ async fn serve(state: AppState, socket: WebSocket, report_id: String, decision: 
                 match m {
                     Ok(Message::Binary(b)) => Some(Ok(b)),
                     // Pings, pongs and text count as activity only.
-                    Ok(Message::Ping(_) | Message::Pong(_) | Message::Text(_)) => Some(Ok(Bytes::new())),
+                    Ok(Message::Ping(_) | Message::Pong(_) | Message::Text(_)) => {
+                        Some(Ok(Bytes::new()))
+                    }
                     Ok(Message::Close(_)) => None,
                     Err(e) => Some(Err(e)),
                 }
             });
-            let mut frames = (&mut tx).with(|b: Bytes| std::future::ready(Ok::<_, axum::Error>(Message::Binary(b))));
-            state.collab.serve_connection(&report_id, access, Box::pin(rx), &mut frames).await
+            let mut frames = (&mut tx)
+                .with(|b: Bytes| std::future::ready(Ok::<_, axum::Error>(Message::Binary(b))));
+            state
+                .collab
+                .serve_connection(&report_id, access, Box::pin(rx), &mut frames)
+                .await
         }
     };
-    let _ = tx.send(Message::Close(Some(CloseFrame { code: why.code, reason: why.reason.into() }))).await;
+    let _ = tx
+        .send(Message::Close(Some(CloseFrame {
+            code: why.code,
+            reason: why.reason.into(),
+        })))
+        .await;
 }

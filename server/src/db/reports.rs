@@ -63,20 +63,36 @@ const SELECT_REPORT: &str = "SELECT r.id, r.client_id, r.folder_id, r.name, r.st
 
 /// The reports of a client, most recently changed first.
 pub async fn list<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Result<Vec<ReportRow>> {
-    let mut rows: Vec<ReportRow> =
-        sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT_REPORT} WHERE r.client_id = $1"))).bind(client_id).fetch_all(ex).await?;
-    rows.sort_by(|a, b| b.last_change().cmp(a.last_change()).then_with(|| a.name.cmp(&b.name)));
+    let mut rows: Vec<ReportRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT_REPORT} WHERE r.client_id = $1"
+    )))
+    .bind(client_id)
+    .fetch_all(ex)
+    .await?;
+    rows.sort_by(|a, b| {
+        b.last_change()
+            .cmp(a.last_change())
+            .then_with(|| a.name.cmp(&b.name))
+    });
     Ok(rows)
 }
 
 /// One report by id.
 pub async fn get<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<Option<ReportRow>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT_REPORT} WHERE r.id = $1"))).bind(id).fetch_optional(ex).await
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT_REPORT} WHERE r.id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(ex)
+    .await
 }
 
 /// The owning client of a report, if it exists.
 pub async fn client_of<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<Option<String>> {
-    let row: Option<(String,)> = sqlx::query_as("SELECT client_id FROM reports WHERE id = $1").bind(id).fetch_optional(ex).await?;
+    let row: Option<(String,)> = sqlx::query_as("SELECT client_id FROM reports WHERE id = $1")
+        .bind(id)
+        .fetch_optional(ex)
+        .await?;
     Ok(row.map(|r| r.0))
 }
 
@@ -132,7 +148,12 @@ pub struct ReportChange<'a> {
 }
 
 /// Applies a metadata change, recording who saved it and when. Returns whether the report exists.
-pub async fn update<'e>(ex: impl AnyExecutor<'e>, id: &str, change: &ReportChange<'_>, user_id: &str) -> sqlx::Result<bool> {
+pub async fn update<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    change: &ReportChange<'_>,
+    user_id: &str,
+) -> sqlx::Result<bool> {
     let now = super::now();
     let (set_folder, folder) = match change.folder_id {
         Some(f) => (1i64, f),
@@ -160,12 +181,22 @@ pub async fn update<'e>(ex: impl AnyExecutor<'e>, id: &str, change: &ReportChang
 
 /// Deletes a report row. Returns whether it existed.
 pub async fn delete<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<bool> {
-    Ok(sqlx::query("DELETE FROM reports WHERE id = $1").bind(id).execute(ex).await?.rows_affected() > 0)
+    Ok(sqlx::query("DELETE FROM reports WHERE id = $1")
+        .bind(id)
+        .execute(ex)
+        .await?
+        .rows_affected()
+        > 0)
 }
 
 /// Stores the section count of a report's document as of log sequence `seq` (never moving the
 /// cache back to an older sequence).
-pub async fn set_section_count<'e>(ex: impl AnyExecutor<'e>, id: &str, count: i64, seq: i64) -> sqlx::Result<()> {
+pub async fn set_section_count<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    count: i64,
+    seq: i64,
+) -> sqlx::Result<()> {
     sqlx::query("UPDATE reports SET section_count = $2, section_count_seq = $3 WHERE id = $1 AND section_count_seq <= $3")
         .bind(id)
         .bind(count)
@@ -183,7 +214,13 @@ pub fn month_key(t: chrono::DateTime<chrono::Utc>) -> String {
 /// Counts one more draft for the user, company and month, unless the limit is reached. Returns the
 /// new count, or `None` when the limit was already reached (nothing changed). Atomic: two
 /// concurrent creations can never both take the last slot.
-pub async fn take_draft_slot<'e>(ex: impl AnyExecutor<'e>, user_id: &str, client_id: &str, month: &str, limit: i64) -> sqlx::Result<Option<i64>> {
+pub async fn take_draft_slot<'e>(
+    ex: impl AnyExecutor<'e>,
+    user_id: &str,
+    client_id: &str,
+    month: &str,
+    limit: i64,
+) -> sqlx::Result<Option<i64>> {
     let row: Option<(i64,)> = sqlx::query_as(
         "INSERT INTO report_draft_counts (user_id, client_id, month_year, draft_count) VALUES ($1, $2, $3, 1)
          ON CONFLICT (user_id, client_id, month_year)
@@ -200,7 +237,12 @@ pub async fn take_draft_slot<'e>(ex: impl AnyExecutor<'e>, user_id: &str, client
 }
 
 /// Drafts created by the user for the company in the month.
-pub async fn draft_count<'e>(ex: impl AnyExecutor<'e>, user_id: &str, client_id: &str, month: &str) -> sqlx::Result<i64> {
+pub async fn draft_count<'e>(
+    ex: impl AnyExecutor<'e>,
+    user_id: &str,
+    client_id: &str,
+    month: &str,
+) -> sqlx::Result<i64> {
     let row: Option<(i64,)> = sqlx::query_as("SELECT draft_count FROM report_draft_counts WHERE user_id = $1 AND client_id = $2 AND month_year = $3")
         .bind(user_id)
         .bind(client_id)
@@ -228,7 +270,10 @@ pub struct FolderRow {
 }
 
 /// The folders of a client by name.
-pub async fn list_folders<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Result<Vec<FolderRow>> {
+pub async fn list_folders<'e>(
+    ex: impl AnyExecutor<'e>,
+    client_id: &str,
+) -> sqlx::Result<Vec<FolderRow>> {
     sqlx::query_as(
         "SELECT id, client_id, parent_folder_id, name, created_by, created_at FROM report_folders WHERE client_id = $1 ORDER BY lower(name), created_at",
     )
@@ -246,7 +291,13 @@ pub async fn get_folder<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<
 }
 
 /// Inserts a folder and returns it.
-pub async fn insert_folder<'e>(ex: impl AnyExecutor<'e>, client_id: &str, parent: Option<&str>, name: &str, created_by: &str) -> sqlx::Result<FolderRow> {
+pub async fn insert_folder<'e>(
+    ex: impl AnyExecutor<'e>,
+    client_id: &str,
+    parent: Option<&str>,
+    name: &str,
+    created_by: &str,
+) -> sqlx::Result<FolderRow> {
     let id = super::new_id();
     let now = super::now();
     sqlx::query_as(
@@ -267,5 +318,10 @@ pub async fn insert_folder<'e>(ex: impl AnyExecutor<'e>, client_id: &str, parent
 /// Deletes a folder (its sub-folders go with it; its reports move out of any folder). Returns
 /// whether it existed.
 pub async fn delete_folder<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<bool> {
-    Ok(sqlx::query("DELETE FROM report_folders WHERE id = $1").bind(id).execute(ex).await?.rows_affected() > 0)
+    Ok(sqlx::query("DELETE FROM report_folders WHERE id = $1")
+        .bind(id)
+        .execute(ex)
+        .await?
+        .rows_affected()
+        > 0)
 }

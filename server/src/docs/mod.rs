@@ -16,11 +16,18 @@ use crate::db::Db;
 pub async fn build_hub(config: &Config, db: &Db) -> anyhow::Result<collab::Hub> {
     let store = Arc::new(SqlDocStore::new(db));
     let hub_config = collab::HubConfig::default();
-    Ok(match config.redis_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
-        Some(url) => {
-            let fanout = redis_fanout::RedisFanout::connect(url).await?;
-            collab::Hub::with_fanout(store, Arc::new(fanout), hub_config)
-        }
-        None => collab::Hub::new(store, hub_config),
-    })
+    Ok(
+        match config
+            .redis_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+        {
+            Some(url) => {
+                let fanout = redis_fanout::RedisFanout::connect(url).await?;
+                collab::Hub::with_fanout(store, Arc::new(fanout), hub_config)
+            }
+            None => collab::Hub::new(store, hub_config),
+        },
+    )
 }

@@ -55,17 +55,36 @@ impl RedisFanout {
     pub async fn connect(url: &str) -> anyhow::Result<Self> {
         let client = redis::Client::open(url)?;
         let publisher = ConnectionManager::new(client.clone()).await?;
-        Ok(Self { client, publisher, sub: Arc::new(Mutex::new(None)), next_id: Arc::new(AtomicU64::new(1)) })
+        Ok(Self {
+            client,
+            publisher,
+            sub: Arc::new(Mutex::new(None)),
+            next_id: Arc::new(AtomicU64::new(1)),
+        })
     }
 
     /// The live subscription connection, opening one when there is none.
     async fn sub_conn(&self) -> Result<Arc<SubConn>, FanoutError> {
-        if let Some(c) = self.sub.lock().expect("fanout mutex").as_ref().filter(|c| c.alive.load(Ordering::Acquire)) {
+        if let Some(c) = self
+            .sub
+            .lock()
+            .expect("fanout mutex")
+            .as_ref()
+            .filter(|c| c.alive.load(Ordering::Acquire))
+        {
             return Ok(c.clone());
         }
-        let pubsub = self.client.get_async_pubsub().await.map_err(FanoutError::backend)?;
+        let pubsub = self
+            .client
+            .get_async_pubsub()
+            .await
+            .map_err(FanoutError::backend)?;
         let (sink, mut stream) = pubsub.split();
-        let conn = Arc::new(SubConn { control: tokio::sync::Mutex::new((sink, HashSet::new())), routes: DashMap::new(), alive: AtomicBool::new(true) });
+        let conn = Arc::new(SubConn {
+            control: tokio::sync::Mutex::new((sink, HashSet::new())),
+            routes: DashMap::new(),
+            alive: AtomicBool::new(true),
+        });
         {
             let mut slot = self.sub.lock().expect("fanout mutex");
             // Another caller may have connected meanwhile: use theirs.
@@ -126,7 +145,12 @@ impl Drop for RouteGuard {
 impl Fanout for RedisFanout {
     async fn publish(&self, doc_id: &str, message: Bytes) -> Result<(), FanoutError> {
         let mut conn = self.publisher.clone();
-        let _: i64 = redis::cmd("PUBLISH").arg(channel(doc_id)).arg(message.as_ref()).query_async(&mut conn).await.map_err(FanoutError::backend)?;
+        let _: i64 = redis::cmd("PUBLISH")
+            .arg(channel(doc_id))
+            .arg(message.as_ref())
+            .query_async(&mut conn)
+            .await
+            .map_err(FanoutError::backend)?;
         Ok(())
     }
 
@@ -137,7 +161,10 @@ impl Fanout for RedisFanout {
         let (tx, rx) = mpsc::unbounded_channel();
         {
             let mut control = conn.control.lock().await;
-            conn.routes.entry(channel.clone()).or_default().push((id, tx));
+            conn.routes
+                .entry(channel.clone())
+                .or_default()
+                .push((id, tx));
             if !control.1.contains(&channel) {
                 if let Err(e) = control.0.subscribe(&channel).await {
                     if let Some(mut subs) = conn.routes.get_mut(&channel) {
@@ -152,6 +179,9 @@ impl Fanout for RedisFanout {
             return Err(FanoutError("Redis subscription connection lost".into()));
         }
         let guard = RouteGuard { conn, channel, id };
-        Ok(Box::pin(futures_util::stream::unfold((rx, guard), |(mut rx, guard)| async move { rx.recv().await.map(|m| (m, (rx, guard))) })))
+        Ok(Box::pin(futures_util::stream::unfold(
+            (rx, guard),
+            |(mut rx, guard)| async move { rx.recv().await.map(|m| (m, (rx, guard))) },
+        )))
     }
 }

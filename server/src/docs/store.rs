@@ -92,7 +92,11 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
 
 /// Creates a document whose first entry (seq 1) is `initial_update_v1`, inside the caller's
 /// transaction (the report and its content are created together).
-pub async fn create_in(ex: &mut sqlx::AnyConnection, doc_id: &str, initial_update_v1: &[u8]) -> Result<(), DocStoreError> {
+pub async fn create_in(
+    ex: &mut sqlx::AnyConnection,
+    doc_id: &str,
+    initial_update_v1: &[u8],
+) -> Result<(), DocStoreError> {
     let now = crate::db::now();
     let inserted = sqlx::query("INSERT INTO doc_heads (doc_id, last_seq, snapshot_seq, created_at, updated_at) VALUES ($1, 1, 0, $2, $2)")
         .bind(doc_id)
@@ -114,7 +118,12 @@ pub async fn create_in(ex: &mut sqlx::AnyConnection, doc_id: &str, initial_updat
 /// Deletes a document with its log and snapshot (inside the caller's transaction). Returns
 /// whether it existed.
 pub async fn delete_in<'e>(ex: impl AnyExecutor<'e>, doc_id: &str) -> sqlx::Result<bool> {
-    Ok(sqlx::query("DELETE FROM doc_heads WHERE doc_id = $1").bind(doc_id).execute(ex).await?.rows_affected() > 0)
+    Ok(sqlx::query("DELETE FROM doc_heads WHERE doc_id = $1")
+        .bind(doc_id)
+        .execute(ex)
+        .await?
+        .rows_affected()
+        > 0)
 }
 
 #[derive(sqlx::FromRow)]
@@ -128,7 +137,9 @@ struct LoadRow {
 impl SqlDocStore {
     /// A store on the application's database.
     pub fn new(db: &Db) -> Self {
-        Self { pool: db.pool.clone() }
+        Self {
+            pool: db.pool.clone(),
+        }
     }
 
     /// Reads a document: snapshot and the log after it. `Ok(None)` when it does not exist.
@@ -145,11 +156,16 @@ impl SqlDocStore {
         .fetch_all(&self.pool)
         .await?;
         let corrupt = || DocStoreError::Corrupt(doc_id.to_owned());
-        let Some(head) = rows.iter().find(|r| r.kind == 0) else { return Ok(None) };
+        let Some(head) = rows.iter().find(|r| r.kind == 0) else {
+            return Ok(None);
+        };
         let last_seq = head.a as u64;
         let mut doc = StoredDoc::default();
         if let Some(s) = rows.iter().find(|r| r.kind == 1) {
-            doc.snapshot = Some(Snapshot { update_v1: Bytes::from(s.data.clone().ok_or_else(corrupt)?), upto_seq: s.a as u64 });
+            doc.snapshot = Some(Snapshot {
+                update_v1: Bytes::from(s.data.clone().ok_or_else(corrupt)?),
+                upto_seq: s.a as u64,
+            });
         }
         let upto = doc.snapshot.as_ref().map_or(0, |s| s.upto_seq);
         // Rows must follow each other without gaps from the snapshot to the head.
@@ -163,7 +179,8 @@ impl SqlDocStore {
                 return Err(corrupt());
             }
             covered = covered.max(to);
-            let entries = decode_batch(r.data.as_deref().ok_or_else(corrupt)?).ok_or_else(corrupt)?;
+            let entries =
+                decode_batch(r.data.as_deref().ok_or_else(corrupt)?).ok_or_else(corrupt)?;
             if entries.len() as u64 == to - from + 1 {
                 for (i, u) in entries.into_iter().enumerate() {
                     let seq = from + i as u64;
@@ -186,7 +203,11 @@ impl SqlDocStore {
     }
 
     /// Creates a document (in its own transaction).
-    pub async fn create(&self, doc_id: &str, initial_update_v1: &[u8]) -> Result<(), DocStoreError> {
+    pub async fn create(
+        &self,
+        doc_id: &str,
+        initial_update_v1: &[u8],
+    ) -> Result<(), DocStoreError> {
         let mut tx = self.pool.begin().await?;
         create_in(&mut tx, doc_id, initial_update_v1).await?;
         tx.commit().await?;
@@ -196,7 +217,11 @@ impl SqlDocStore {
     /// Appends a batch of updates in one transaction and returns the last sequence number.
     pub async fn append(&self, doc_id: &str, updates: &[Bytes]) -> Result<u64, DocStoreError> {
         if updates.is_empty() {
-            let row: Option<(i64,)> = sqlx::query_as("SELECT last_seq FROM doc_heads WHERE doc_id = $1").bind(doc_id).fetch_optional(&self.pool).await?;
+            let row: Option<(i64,)> =
+                sqlx::query_as("SELECT last_seq FROM doc_heads WHERE doc_id = $1")
+                    .bind(doc_id)
+                    .fetch_optional(&self.pool)
+                    .await?;
             return row.map(|r| r.0 as u64).ok_or(DocStoreError::NotFound);
         }
         let n = updates.len() as i64;
@@ -222,13 +247,15 @@ impl SqlDocStore {
                 },
             };
             let to = seq + chunk.len() as i64 - 1;
-            sqlx::query("INSERT INTO doc_updates (doc_id, seq_from, seq_to, data) VALUES ($1, $2, $3, $4)")
-                .bind(doc_id)
-                .bind(seq)
-                .bind(to)
-                .bind(data)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO doc_updates (doc_id, seq_from, seq_to, data) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(doc_id)
+            .bind(seq)
+            .bind(to)
+            .bind(data)
+            .execute(&mut *tx)
+            .await?;
             seq = to + 1;
         }
         tx.commit().await?;
@@ -238,7 +265,12 @@ impl SqlDocStore {
     /// Replaces every log entry `<= upto_seq` by a snapshot (the full state as one v1 update), atomically. `Ok(false)` (nothing
     /// changed) when the stored snapshot is already at or beyond `upto_seq`, or when `upto_seq`
     /// is beyond the log.
-    pub async fn compact(&self, doc_id: &str, snapshot_v1: &[u8], upto_seq: u64) -> Result<bool, DocStoreError> {
+    pub async fn compact(
+        &self,
+        doc_id: &str,
+        snapshot_v1: &[u8],
+        upto_seq: u64,
+    ) -> Result<bool, DocStoreError> {
         let upto = upto_seq as i64;
         let now = crate::db::now();
         let mut tx = self.pool.begin().await?;
@@ -250,9 +282,17 @@ impl SqlDocStore {
         .fetch_optional(&mut *tx)
         .await?;
         if moved.is_none() {
-            let exists: Option<(i64,)> = sqlx::query_as("SELECT last_seq FROM doc_heads WHERE doc_id = $1").bind(doc_id).fetch_optional(&mut *tx).await?;
+            let exists: Option<(i64,)> =
+                sqlx::query_as("SELECT last_seq FROM doc_heads WHERE doc_id = $1")
+                    .bind(doc_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
             tx.rollback().await?;
-            return if exists.is_some() { Ok(false) } else { Err(DocStoreError::NotFound) };
+            return if exists.is_some() {
+                Ok(false)
+            } else {
+                Err(DocStoreError::NotFound)
+            };
         }
         sqlx::query(
             "INSERT INTO doc_snapshots (doc_id, upto_seq, state, created_at) VALUES ($1, $2, $3, $4)
@@ -264,7 +304,11 @@ impl SqlDocStore {
         .bind(&now)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("DELETE FROM doc_updates WHERE doc_id = $1 AND seq_to <= $2").bind(doc_id).bind(upto).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM doc_updates WHERE doc_id = $1 AND seq_to <= $2")
+            .bind(doc_id)
+            .bind(upto)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -282,7 +326,15 @@ impl SqlDocStore {
         .bind(doc_id)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(|(last_seq, log_rows, log_entries, log_bytes, snapshot_bytes)| DocSizes { log_rows, log_entries, log_bytes, snapshot_bytes, last_seq }))
+        Ok(row.map(
+            |(last_seq, log_rows, log_entries, log_bytes, snapshot_bytes)| DocSizes {
+                log_rows,
+                log_entries,
+                log_bytes,
+                snapshot_bytes,
+                last_seq,
+            },
+        ))
     }
 }
 
@@ -311,7 +363,12 @@ impl DocStore for SqlDocStore {
         Ok(SqlDocStore::append(self, doc_id, updates).await?)
     }
 
-    async fn compact(&self, doc_id: &str, snapshot_v1: Bytes, upto_seq: u64) -> Result<bool, StoreError> {
+    async fn compact(
+        &self,
+        doc_id: &str,
+        snapshot_v1: Bytes,
+        upto_seq: u64,
+    ) -> Result<bool, StoreError> {
         Ok(SqlDocStore::compact(self, doc_id, &snapshot_v1, upto_seq).await?)
     }
 }
@@ -322,9 +379,16 @@ mod tests {
 
     #[test]
     fn batch_round_trip() {
-        let ups = vec![Bytes::from_static(b""), Bytes::from(vec![0u8; 300]), Bytes::from_static(b"\x00\x01\xff")];
+        let ups = vec![
+            Bytes::from_static(b""),
+            Bytes::from(vec![0u8; 300]),
+            Bytes::from_static(b"\x00\x01\xff"),
+        ];
         assert_eq!(decode_batch(&encode_batch(&ups)).unwrap(), ups);
         assert_eq!(decode_batch(&[]).unwrap(), Vec::<Bytes>::new());
-        assert!(decode_batch(&[5, 1]).is_none(), "a length beyond the data is malformed");
+        assert!(
+            decode_batch(&[5, 1]).is_none(),
+            "a length beyond the data is malformed"
+        );
     }
 }
