@@ -154,7 +154,7 @@ function LoadedEditor({ report, canEdit, connection, connected, synced, sections
           <div className="flex flex-wrap items-center gap-3 text-sm text-slate-500">
             <span>{report.template_id ? 'Template-based report' : 'Custom report'}</span>
             <span aria-live="polite" data-testid="connection-status">
-              {!connected ? 'Offline: reconnecting...' : synced ? 'All changes saved' : 'Syncing...'}
+              {!connected ? 'Offline: reconnecting...' : synced ? 'Connected: edits are shared live' : 'Syncing...'}
             </span>
             {!canEdit && <span className="rounded bg-slate-100 px-2 py-0.5 text-slate-700">Read-only</span>}
             <div className="ml-auto flex items-center gap-2">
