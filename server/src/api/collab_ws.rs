@@ -109,9 +109,23 @@ async fn serve(
     report_id: String,
     decision: Result<Access, CloseReason>,
 ) {
-    let (mut tx, rx) = socket.split();
+    let (mut tx, mut rx) = socket.split();
     let why = match decision {
-        Err(refused) => refused,
+        Err(refused) => {
+            // Complete the closing handshake before dropping the socket: closing a TCP socket with
+            // the client's first frames still unread makes the kernel answer with a reset, and the
+            // client would see 1006 instead of our code.
+            let _ = tx.send(Message::Close(Some(CloseFrame { code: refused.code, reason: refused.reason.into() }))).await;
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), async {
+                while let Some(Ok(m)) = rx.next().await {
+                    if matches!(m, Message::Close(_)) {
+                        break;
+                    }
+                }
+            })
+            .await;
+            return;
+        }
         Ok(access) => {
             let rx = rx.filter_map(|m| async move {
                 match m {
