@@ -7,10 +7,12 @@
 //!   (the row lock on PostgreSQL, the write lock on SQLite): sequence numbers are gap-free and an
 //!   entry is visible only with every smaller one.
 //! - `doc_updates` holds one row per appended chunk (`seq_from..=seq_to`, at most
-//!   [`MERGE_CHUNK`] updates): the chunk's updates merged into one v1 update (a run of keystrokes
-//!   by one editor collapses into one item, so an edit costs a few bytes), or, when they cannot be
-//!   merged, the updates length-prefixed one after another. Either way a group commit pays the row
-//!   overhead once. A merged row is loaded as one entry with the sequence number `seq_to`.
+//!   [`MERGE_CHUNK`] updates): the chunk's updates merged into one update stored in **v2**
+//!   encoding (whose columns share the editors' client ids and clocks, so a keystroke costs a few
+//!   bytes) when that encoding decodes back to exactly the merged update, else merged in v1, else
+//!   (when they cannot be merged) the updates length-prefixed one after another. Either way a group
+//!   commit pays the row overhead once. A merged row is loaded as one v1 entry with the sequence
+//!   number `seq_to`.
 //! - `doc_snapshots` holds the full state as one v1 update standing for every entry `<= upto_seq`.
 //!
 //! Loading reads head, snapshot and tail in ONE statement, so it sees a consistent state even
@@ -66,6 +68,52 @@ pub struct SqlDocStore {
 /// Most updates merged into one stored row (merging is cheap on small inputs and grows
 /// quadratically on large ones).
 pub const MERGE_CHUNK: usize = 64;
+
+/// First bytes of a row holding one merged update in v2 encoding. A plain batch never starts
+/// with them: its first byte is the length of a non-empty update.
+const V2_ROW: [u8; 2] = [0x00, 0xFF];
+
+/// The chunk merged into one update, in v1 and in v2 encoding, when the v2 bytes decode to
+/// exactly the merged update (yrs's v2 encoder is not trusted blindly: it is checked on every
+/// row).
+fn merged_v2(chunk: &[Bytes]) -> Option<(Vec<u8>, Vec<u8>)> {
+    use yrs::updates::decoder::Decode;
+    use yrs::updates::encoder::Encode;
+    let merged = yrs::merge_updates_v1(chunk.iter().map(|u| u.as_ref())).ok()?;
+    let update = yrs::Update::decode_v1(&merged).ok()?;
+    let v2 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| update.encode_v2())).ok()?;
+    let same = matches!((yrs::Update::decode_v2(&v2), yrs::Update::decode_v1(&merged)), (Ok(a), Ok(b)) if a == b);
+    same.then_some((merged, v2))
+}
+
+/// The stored form of a chunk of updates (see the module documentation).
+fn chunk_row(chunk: &[Bytes]) -> Vec<u8> {
+    match chunk {
+        [one] => encode_batch(std::slice::from_ref(one)),
+        many => match merged_v2(many) {
+            Some((merged, v2)) if v2.len() + V2_ROW.len() < merged.len() => {
+                [&V2_ROW[..], &v2].concat()
+            }
+            Some((merged, _)) => encode_batch(&[Bytes::from(merged)]),
+            None => match yrs::merge_updates_v1(many.iter().map(|u| u.as_ref())) {
+                Ok(merged) => encode_batch(&[Bytes::from(merged)]),
+                Err(_) => encode_batch(many),
+            },
+        },
+    }
+}
+
+/// The v1 updates of a stored row.
+fn row_entries(data: &[u8]) -> Option<Vec<Bytes>> {
+    use yrs::updates::decoder::Decode;
+    use yrs::updates::encoder::Encode;
+    match data.strip_prefix(&V2_ROW[..]) {
+        Some(v2) => Some(vec![Bytes::from(
+            yrs::Update::decode_v2(v2).ok()?.encode_v1(),
+        )]),
+        None => decode_batch(data),
+    }
+}
 
 /// Encodes a batch of updates as one `data` value: each update prefixed by its length.
 pub fn encode_batch(updates: &[Bytes]) -> Vec<u8> {
@@ -180,7 +228,7 @@ impl SqlDocStore {
             }
             covered = covered.max(to);
             let entries =
-                decode_batch(r.data.as_deref().ok_or_else(corrupt)?).ok_or_else(corrupt)?;
+                row_entries(r.data.as_deref().ok_or_else(corrupt)?).ok_or_else(corrupt)?;
             if entries.len() as u64 == to - from + 1 {
                 for (i, u) in entries.into_iter().enumerate() {
                     let seq = from + i as u64;
@@ -239,13 +287,7 @@ impl SqlDocStore {
         };
         let mut seq = last - n + 1;
         for chunk in updates.chunks(MERGE_CHUNK) {
-            let data = match chunk {
-                [one] => encode_batch(std::slice::from_ref(one)),
-                many => match yrs::merge_updates_v1(many.iter().map(|u| u.as_ref())) {
-                    Ok(merged) => encode_batch(&[Bytes::from(merged)]),
-                    Err(_) => encode_batch(many),
-                },
-            };
+            let data = chunk_row(chunk);
             let to = seq + chunk.len() as i64 - 1;
             sqlx::query(
                 "INSERT INTO doc_updates (doc_id, seq_from, seq_to, data) VALUES ($1, $2, $3, $4)",
@@ -376,6 +418,40 @@ impl DocStore for SqlDocStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_rows_are_v2_and_load_as_the_same_update() {
+        use yrs::{GetString, Text, Transact};
+        let doc = yrs::Doc::new();
+        let text = doc.get_or_insert_text("t");
+        let updates: Vec<Bytes> = "typed one key at a time"
+            .chars()
+            .map(|c| {
+                let mut txn = doc.transact_mut();
+                let len = text.len(&txn);
+                text.insert(&mut txn, len, &c.to_string());
+                Bytes::from(txn.encode_update_v1())
+            })
+            .collect();
+        let row = chunk_row(&updates);
+        assert!(row.starts_with(&V2_ROW), "a typing run is stored in v2");
+        let raw: usize = updates.iter().map(|u| u.len()).sum();
+        assert!(row.len() * 4 < raw, "{} bytes for {raw} raw", row.len());
+        let entries = row_entries(&row).unwrap();
+        assert_eq!(entries.len(), 1);
+        let copy = yrs::Doc::new();
+        {
+            use yrs::updates::decoder::Decode;
+            copy.transact_mut()
+                .apply_update(yrs::Update::decode_v1(&entries[0]).unwrap())
+                .unwrap();
+        }
+        let t = copy.get_or_insert_text("t");
+        assert_eq!(t.get_string(&copy.transact()), "typed one key at a time");
+        // Garbage cannot be merged: it is stored as a plain batch.
+        let junk = vec![Bytes::from_static(b"\x05\x01"), Bytes::from_static(b"\x09")];
+        assert_eq!(row_entries(&chunk_row(&junk)).unwrap(), junk);
+    }
 
     #[test]
     fn batch_round_trip() {
