@@ -11,8 +11,16 @@ pub async fn record(state: &AppState, event: AuditEvent<'_>) {
 }
 
 /// Records a changelog entry; failures are logged only ('Failed to record changelog').
-pub async fn changelog(state: &AppState, entry_type: &str, description: &str, category: &str, actor: Option<&str>) {
-    if let Err(e) = misc::changelog_insert(&state.db.pool, entry_type, description, category, actor).await {
+pub async fn changelog(
+    state: &AppState,
+    entry_type: &str,
+    description: &str,
+    category: &str,
+    actor: Option<&str>,
+) {
+    if let Err(e) =
+        misc::changelog_insert(&state.db.pool, entry_type, description, category, actor).await
+    {
         tracing::warn!(error = %e, "Failed to record changelog");
     }
 }

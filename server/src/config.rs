@@ -44,7 +44,11 @@ pub struct Config {
     #[arg(long, env = "SMTP_URL", hide_env_values = true)]
     pub smtp_url: Option<String>,
     /// Sender address for mail.
-    #[arg(long, env = "MAIL_FROM", default_value = "Capital Optimization <no-reply@capopt.local>")]
+    #[arg(
+        long,
+        env = "MAIL_FROM",
+        default_value = "Capital Optimization <no-reply@capopt.local>"
+    )]
     pub mail_from: String,
     /// Extra origins allowed for WebSockets and state-changing requests (comma separated), for a
     /// web app served from another origin during development.
@@ -71,7 +75,10 @@ impl Config {
     pub fn database_url(&self) -> String {
         match &self.database_url {
             Some(url) if !url.trim().is_empty() => url.clone(),
-            _ => format!("sqlite://{}?mode=rwc", self.data_dir.join("capopt.db").display()),
+            _ => format!(
+                "sqlite://{}?mode=rwc",
+                self.data_dir.join("capopt.db").display()
+            ),
         }
     }
 

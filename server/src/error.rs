@@ -83,15 +83,24 @@ pub type ApiResult<T, E = ApiError> = Result<T, E>;
 impl ApiError {
     /// A 422 with the given message.
     pub fn validation(message: impl Into<String>) -> Self {
-        ApiError::Validation { code: "validation_failed", message: message.into() }
+        ApiError::Validation {
+            code: "validation_failed",
+            message: message.into(),
+        }
     }
     /// A 404 with the given message.
     pub fn not_found(message: impl Into<String>) -> Self {
-        ApiError::NotFound { code: "not_found", message: message.into() }
+        ApiError::NotFound {
+            code: "not_found",
+            message: message.into(),
+        }
     }
     /// A 400 with the given code and message.
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        ApiError::BadRequest { code, message: message.into() }
+        ApiError::BadRequest {
+            code,
+            message: message.into(),
+        }
     }
     /// The 403 a viewer gets for any change.
     pub fn read_only() -> Self {
@@ -144,7 +153,14 @@ impl IntoResponse for ApiError {
             }
             other => other.to_string(),
         };
-        (status, axum::Json(ErrorBody { code: self.code().to_string(), message })).into_response()
+        (
+            status,
+            axum::Json(ErrorBody {
+                code: self.code().to_string(),
+                message,
+            }),
+        )
+            .into_response()
     }
 }
 
@@ -157,9 +173,10 @@ pub trait ResultExt<T> {
 impl<T> ResultExt<T> for Result<T, sqlx::Error> {
     fn on_unique(self, code: &'static str, message: &str) -> ApiResult<T> {
         self.map_err(|e| match &e {
-            sqlx::Error::Database(db) if db.is_unique_violation() => {
-                ApiError::Conflict { code, message: message.to_string() }
-            }
+            sqlx::Error::Database(db) if db.is_unique_violation() => ApiError::Conflict {
+                code,
+                message: message.to_string(),
+            },
             _ => ApiError::Database(e),
         })
     }
@@ -177,8 +194,14 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
             J::BytesRejection(b) if b.status() == StatusCode::PAYLOAD_TOO_LARGE => {
                 ApiError::TooLarge("Request body too large".into())
             }
-            J::JsonDataError(e) => ApiError::Validation { code: "invalid_body", message: e.body_text() },
-            other => ApiError::BadRequest { code: "invalid_body", message: other.body_text() },
+            J::JsonDataError(e) => ApiError::Validation {
+                code: "invalid_body",
+                message: e.body_text(),
+            },
+            other => ApiError::BadRequest {
+                code: "invalid_body",
+                message: other.body_text(),
+            },
         }
     }
 }

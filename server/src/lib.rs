@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::{header, HeaderValue};
 use axum::Router;
+use axum::http::{HeaderValue, header};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
@@ -64,10 +64,10 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
 
 fn load_or_create_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     let path = dir.join("jwt_secret");
-    if let Ok(s) = std::fs::read_to_string(&path) {
-        if s.trim().len() >= 32 {
-            return Ok(s.trim().as_bytes().to_vec());
-        }
+    if let Ok(s) = std::fs::read_to_string(&path)
+        && s.trim().len() >= 32
+    {
+        return Ok(s.trim().as_bytes().to_vec());
     }
     let secret = auth::tokens::random_token();
     std::fs::write(&path, &secret)?;
@@ -111,14 +111,17 @@ pub async fn serve(state: AppState) -> anyhow::Result<()> {
     let collab = state.collab.clone();
     tracing::info!("listening on http://{local}");
     println!("Capital Optimization Portal listening on http://{local}");
-    axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            // Close document connections and flush their pending writes before the server stops.
-            collab.shutdown().await;
-            hub.shutdown();
-        })
-        .await?;
+    axum::serve(
+        listener,
+        app(state).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        // Close document connections and flush their pending writes before the server stops.
+        collab.shutdown().await;
+        hub.shutdown();
+    })
+    .await?;
     Ok(())
 }
 
@@ -128,7 +131,8 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };

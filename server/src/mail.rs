@@ -17,7 +17,9 @@ pub struct Mailer {
 
 impl std::fmt::Debug for Mailer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mailer").field("smtp", &self.smtp.is_some()).finish()
+        f.debug_struct("Mailer")
+            .field("smtp", &self.smtp.is_some())
+            .finish()
     }
 }
 
@@ -25,10 +27,16 @@ impl Mailer {
     /// Builds the sender from the configuration.
     pub fn new(smtp_url: Option<&str>, from: &str) -> anyhow::Result<Mailer> {
         let smtp = match smtp_url {
-            Some(url) if !url.trim().is_empty() => Some(Arc::new(AsyncSmtpTransport::<Tokio1Executor>::from_url(url)?.build())),
+            Some(url) if !url.trim().is_empty() => Some(Arc::new(
+                AsyncSmtpTransport::<Tokio1Executor>::from_url(url)?.build(),
+            )),
             _ => None,
         };
-        let from = if smtp.is_some() { Some(from.parse()?) } else { None };
+        let from = if smtp.is_some() {
+            Some(from.parse()?)
+        } else {
+            None
+        };
         Ok(Mailer { smtp, from })
     }
 
@@ -38,10 +46,19 @@ impl Mailer {
         tracing::info!(to, subject, outbox_id = %id, "mail queued:\n{body}");
         if let (Some(smtp), Some(from)) = (self.smtp.clone(), self.from.clone()) {
             let db = db.clone();
-            let (to, subject, body, id2) = (to.to_string(), subject.to_string(), body.to_string(), id.clone());
+            let (to, subject, body, id2) = (
+                to.to_string(),
+                subject.to_string(),
+                body.to_string(),
+                id.clone(),
+            );
             tokio::spawn(async move {
                 let outcome = async {
-                    let msg = Message::builder().from(from).to(to.parse()?).subject(subject).body(body)?;
+                    let msg = Message::builder()
+                        .from(from)
+                        .to(to.parse()?)
+                        .subject(subject)
+                        .body(body)?;
                     smtp.send(msg).await?;
                     anyhow::Ok(())
                 }

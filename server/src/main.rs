@@ -43,9 +43,13 @@ struct CreateAdmin {
 
 fn init_tracing(json: bool) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn"));
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn"));
     if json {
-        tracing_subscriber::fmt().with_env_filter(filter).json().init();
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .json()
+            .init();
     } else {
         tracing_subscriber::fmt().with_env_filter(filter).init();
     }
@@ -55,8 +59,13 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     // The analysis commands are synchronous and need no runtime.
     let offline = match &cli.command {
-        Command::Analyze(a) => Some(analysis::cli::run_analyze(a).map(|r| println!("{}", analysis::cli::describe(&r)))),
-        Command::GenerateExposures(g) => Some(analysis::cli::run_generate(g).map(|n| println!("{n} rows written to {}", g.output.display()))),
+        Command::Analyze(a) => {
+            Some(analysis::cli::run_analyze(a).map(|r| println!("{}", analysis::cli::describe(&r))))
+        }
+        Command::GenerateExposures(g) => Some(
+            analysis::cli::run_generate(g)
+                .map(|n| println!("{n} rows written to {}", g.output.display())),
+        ),
         _ => None,
     };
     if let Some(result) = offline {
@@ -68,7 +77,10 @@ fn main() -> std::process::ExitCode {
             }
         };
     }
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: {e}");
@@ -95,7 +107,14 @@ fn main() -> std::process::ExitCode {
                     }
                 };
                 let state = server::build_state(args.config).await?;
-                server::seed::create_admin(&state, &args.email, &args.name, &args.last_name, &password).await?;
+                server::seed::create_admin(
+                    &state,
+                    &args.email,
+                    &args.name,
+                    &args.last_name,
+                    &password,
+                )
+                .await?;
                 println!("Admin {} is ready.", args.email.trim().to_lowercase());
                 Ok(())
             }

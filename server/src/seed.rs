@@ -5,27 +5,69 @@ use std::collections::BTreeMap;
 
 use chrono::Datelike;
 
-use crate::auth::{password, Role};
+use crate::auth::{Role, password};
 use crate::db::{self, clients, users};
 use crate::state::AppState;
 
 /// The six levers of the product: (analysis code, name, category, description).
 pub const LEVERS: [(&str, &str, &str, &str); 6] = [
-    ("pse", "Public Sector Entities (PSE)", "Assets", "Exposures to public sector entities treated as their central, regional or local government, or by the rating of the entity or its sovereign (CRR Art. 116)."),
-    ("rgla", "Regional Governments and Local Authorities (RGLA)", "Assets", "Exposures to regional governments and local authorities treated as exposures to their central government where eligible (CRR Art. 115)."),
-    ("mdb", "Multilateral Development Banks (MDB)", "Assets", "Exposures to multilateral development banks listed in CRR Art. 117(2) at 0 %, other MDBs by rating, and international organisations (Art. 118)."),
-    ("institutions", "Institutions", "Assets", "Exposures to credit institutions by rating, with the short-term treatment of CRR Art. 120 and 121."),
-    ("corporates", "Corporates with Eligible Collateral", "CRMT", "Corporate exposures by rating (CRR Art. 122) with financial collateral under the simple method (Art. 222, 20 % floor)."),
-    ("sovereigns", "Sovereigns", "Assets", "Exposures to central governments and central banks, including the domestic-currency treatment of CRR Art. 114(4)."),
+    (
+        "pse",
+        "Public Sector Entities (PSE)",
+        "Assets",
+        "Exposures to public sector entities treated as their central, regional or local government, or by the rating of the entity or its sovereign (CRR Art. 116).",
+    ),
+    (
+        "rgla",
+        "Regional Governments and Local Authorities (RGLA)",
+        "Assets",
+        "Exposures to regional governments and local authorities treated as exposures to their central government where eligible (CRR Art. 115).",
+    ),
+    (
+        "mdb",
+        "Multilateral Development Banks (MDB)",
+        "Assets",
+        "Exposures to multilateral development banks listed in CRR Art. 117(2) at 0 %, other MDBs by rating, and international organisations (Art. 118).",
+    ),
+    (
+        "institutions",
+        "Institutions",
+        "Assets",
+        "Exposures to credit institutions by rating, with the short-term treatment of CRR Art. 120 and 121.",
+    ),
+    (
+        "corporates",
+        "Corporates with Eligible Collateral",
+        "CRMT",
+        "Corporate exposures by rating (CRR Art. 122) with financial collateral under the simple method (Art. 222, 20 % floor).",
+    ),
+    (
+        "sovereigns",
+        "Sovereigns",
+        "Assets",
+        "Exposures to central governments and central banks, including the domestic-currency treatment of CRR Art. 114(4).",
+    ),
 ];
 
 /// Demo accounts: (email, name, last name, role, bank index or none for all).
 const DEMO_USERS: [(&str, &str, &str, Role, Option<usize>); 5] = [
     ("admin@example.com", "Alicia", "Admin", Role::Admin, None),
-    ("approver@example.com", "Pablo", "Approver", Role::Approver, Some(0)),
+    (
+        "approver@example.com",
+        "Pablo",
+        "Approver",
+        Role::Approver,
+        Some(0),
+    ),
     ("user@bank-a.example", "Ana", "García", Role::User, Some(0)),
     ("user@bank-b.example", "Bruno", "López", Role::User, Some(1)),
-    ("viewer@example.com", "Victor", "Viewer", Role::Viewer, Some(0)),
+    (
+        "viewer@example.com",
+        "Victor",
+        "Viewer",
+        Role::Viewer,
+        Some(0),
+    ),
 ];
 
 struct DemoBank {
@@ -43,14 +85,23 @@ const BANKS: [DemoBank; 2] = [
         description: "Spanish retail and commercial bank (demo data)",
         total_rwas: 48_200_000_000.0,
         cet1_capital: 6_530_000_000.0,
-        monthly: &[("pse", 9_500_000.0), ("rgla", 6_200_000.0), ("mdb", 2_100_000.0), ("corporates", 4_800_000.0)],
+        monthly: &[
+            ("pse", 9_500_000.0),
+            ("rgla", 6_200_000.0),
+            ("mdb", 2_100_000.0),
+            ("corporates", 4_800_000.0),
+        ],
     },
     DemoBank {
         name: "Bank B",
         description: "Spanish corporate and investment bank (demo data)",
         total_rwas: 21_750_000_000.0,
         cet1_capital: 3_045_000_000.0,
-        monthly: &[("pse", 3_900_000.0), ("institutions", 5_300_000.0), ("sovereigns", 1_700_000.0)],
+        monthly: &[
+            ("pse", 3_900_000.0),
+            ("institutions", 5_300_000.0),
+            ("sovereigns", 1_700_000.0),
+        ],
     },
 ];
 
@@ -73,12 +124,17 @@ pub async fn seed_if_empty(state: &AppState) -> anyhow::Result<bool> {
 
 /// Writes the demo data (levers, two banks with a year of savings, one account per role).
 pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<()> {
-    let hash = password::hash(demo_password).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let hash = password::hash(demo_password)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let now = db::now();
     let mut tx = state.db.pool.begin().await?;
     let mut lever_ids = BTreeMap::new();
     for (code, name, category, description) in LEVERS {
-        lever_ids.insert(code, clients::insert_lever(&mut *tx, Some(code), name, description, category).await?);
+        lever_ids.insert(
+            code,
+            clients::insert_lever(&mut *tx, Some(code), name, description, category).await?,
+        );
     }
     let mut user_ids = Vec::new();
     for (email, name, last_name, role, bank) in DEMO_USERS {
@@ -120,7 +176,11 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
             }
         }
         // Twelve months ending with the current one, savings accumulating lever by lever.
-        let figures = analysis::savings::BankFigures { total_rwas: bank.total_rwas, cet1_capital: bank.cet1_capital, reported_ratio: None };
+        let figures = analysis::savings::BankFigures {
+            total_rwas: bank.total_rwas,
+            cet1_capital: bank.cet1_capital,
+            reported_ratio: None,
+        };
         let mut previous = 0.0;
         let (mut last_rwas, mut last_bps) = (0.0, 0.0);
         for k in 0..12u32 {
@@ -139,7 +199,11 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
                 total += value;
             }
             let bps = analysis::savings::bps_exact(&figures, total)?;
-            let growth = if previous > 0.0 { (total - previous) / previous * 100.0 } else { 0.0 };
+            let growth = if previous > 0.0 {
+                (total - previous) / previous * 100.0
+            } else {
+                0.0
+            };
             clients::upsert_savings(
                 &mut *tx,
                 &clients::SavingsRow {
@@ -163,13 +227,21 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
 }
 
 /// Creates an admin (or promotes and re-passwords an existing account), member of every client.
-pub async fn create_admin(state: &AppState, email: &str, name: &str, last_name: &str, pw: &str) -> anyhow::Result<()> {
+pub async fn create_admin(
+    state: &AppState,
+    email: &str,
+    name: &str,
+    last_name: &str,
+    pw: &str,
+) -> anyhow::Result<()> {
     let email = email.trim().to_lowercase();
     if !crate::api::valid_email(&email) {
         anyhow::bail!("Invalid email address");
     }
     password::check_strong(pw).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let hash = password::hash(pw).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let hash = password::hash(pw)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let now = db::now();
     let mut tx = state.db.pool.begin().await?;
     let id = match users::by_email(&mut *tx, &email).await? {
@@ -181,7 +253,16 @@ pub async fn create_admin(state: &AppState, email: &str, name: &str, last_name: 
         None => {
             users::insert(
                 &mut *tx,
-                &users::NewUser { email: &email, password_hash: Some(&hash), name, last_name, role: "admin", company: None, terms_accepted_at: None, password_changed_at: Some(&now) },
+                &users::NewUser {
+                    email: &email,
+                    password_hash: Some(&hash),
+                    name,
+                    last_name,
+                    role: "admin",
+                    company: None,
+                    terms_accepted_at: None,
+                    password_changed_at: Some(&now),
+                },
             )
             .await?
         }
@@ -192,4 +273,3 @@ pub async fn create_admin(state: &AppState, email: &str, name: &str, last_name: 
     tx.commit().await?;
     Ok(())
 }
-

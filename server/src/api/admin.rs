@@ -1,8 +1,8 @@
 //! Small admin operations: the mail outbox and role changes.
 
+use axum::Router;
 use axum::extract::{Path, State};
 use axum::routing::{get, put};
-use axum::Router;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -14,7 +14,9 @@ use crate::state::AppState;
 
 /// Routes.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/admin/outbox", get(list_outbox)).route("/admin/users/{id}/role", put(set_user_role))
+    Router::new()
+        .route("/admin/outbox", get(list_outbox))
+        .route("/admin/users/{id}/role", put(set_user_role))
 }
 
 /// A role change.
@@ -36,19 +38,37 @@ pub async fn set_user_role(
     Path(id): Path<String>,
     AppJson(req): AppJson<SetRoleRequest>,
 ) -> ApiResult<axum::Json<crate::api::auth::Me>> {
-    let role = Role::parse_strict(&req.role).ok_or_else(|| ApiError::validation("Role must be one of admin, approver, user, viewer"))?;
+    let role = Role::parse_strict(&req.role)
+        .ok_or_else(|| ApiError::validation("Role must be one of admin, approver, user, viewer"))?;
     if id == admin.id {
         return Err(ApiError::validation("You cannot change your own role"));
     }
-    let before = users::by_id(&state.db.pool, &id).await?.ok_or_else(|| ApiError::not_found("User not found"))?;
+    let before = users::by_id(&state.db.pool, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User not found"))?;
     users::set_role(&state.db.pool, &id, role.as_str()).await?;
     state.hub.recheck_user(&state, &id).await;
-    crate::audit::record(&state, AuditEvent { event_type: "role_changed", entity_type: "user", entity_id: Some(&id), actor_id: Some(&admin.id), details: json!({"from": before.role, "to": role.as_str()}), severity: "warning", ip: Some(&ip) }).await;
+    crate::audit::record(
+        &state,
+        AuditEvent {
+            event_type: "role_changed",
+            entity_type: "user",
+            entity_id: Some(&id),
+            actor_id: Some(&admin.id),
+            details: json!({"from": before.role, "to": role.as_str()}),
+            severity: "warning",
+            ip: Some(&ip),
+        },
+    )
+    .await;
     Ok(axum::Json(crate::api::auth::load_me(&state, &id).await?))
 }
 
 /// The latest 100 mails of the outbox, newest first.
 #[utoipa::path(get, path = "/api/admin/outbox", responses((status = 200, body = Vec<OutboxMail>), (status = 403, body = crate::error::ErrorBody)))]
-pub async fn list_outbox(State(state): State<AppState>, _admin: AdminUser) -> ApiResult<axum::Json<Vec<OutboxMail>>> {
+pub async fn list_outbox(
+    State(state): State<AppState>,
+    _admin: AdminUser,
+) -> ApiResult<axum::Json<Vec<OutboxMail>>> {
     Ok(axum::Json(misc::outbox_latest(&state.db.pool, 100).await?))
 }

@@ -115,7 +115,12 @@ async fn serve(
             // Complete the closing handshake before dropping the socket: closing a TCP socket with
             // the client's first frames still unread makes the kernel answer with a reset, and the
             // client would see 1006 instead of our code.
-            let _ = tx.send(Message::Close(Some(CloseFrame { code: refused.code, reason: refused.reason.into() }))).await;
+            let _ = tx
+                .send(Message::Close(Some(CloseFrame {
+                    code: refused.code,
+                    reason: refused.reason.into(),
+                })))
+                .await;
             let _ = tokio::time::timeout(std::time::Duration::from_secs(2), async {
                 while let Some(Ok(m)) = rx.next().await {
                     if matches!(m, Message::Close(_)) {

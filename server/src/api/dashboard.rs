@@ -2,9 +2,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
-use axum::Router;
 use serde::Serialize;
 
 use crate::auth::AdminUser;
@@ -39,7 +39,10 @@ pub struct AdminDashboardMetrics {
 
 /// Computes the admin dashboard's metrics.
 #[utoipa::path(get, path = "/api/admin/dashboard/metrics", responses((status = 200, body = AdminDashboardMetrics), (status = 403, body = crate::error::ErrorBody)))]
-pub async fn get_metrics(State(state): State<AppState>, _admin: AdminUser) -> ApiResult<axum::Json<AdminDashboardMetrics>> {
+pub async fn get_metrics(
+    State(state): State<AppState>,
+    _admin: AdminUser,
+) -> ApiResult<axum::Json<AdminDashboardMetrics>> {
     let pool = &state.db.pool;
     let all = clients::list(pool).await?;
     let history = clients::savings_history(pool).await?;
@@ -49,7 +52,10 @@ pub async fn get_metrics(State(state): State<AppState>, _admin: AdminUser) -> Ap
     // Per client, the months in order; the previous total is each client's second latest month.
     let mut per_client: BTreeMap<&str, Vec<&clients::SavingsRow>> = BTreeMap::new();
     for row in &history {
-        per_client.entry(row.client_id.as_str()).or_default().push(row);
+        per_client
+            .entry(row.client_id.as_str())
+            .or_default()
+            .push(row);
     }
     let mut previous_total = 0.0;
     let mut levers: HashSet<String> = clients::file_lever_ids(pool).await?.into_iter().collect();
@@ -57,13 +63,22 @@ pub async fn get_metrics(State(state): State<AppState>, _admin: AdminUser) -> Ap
         if rows.len() >= 2 {
             previous_total += rows[rows.len() - 2].total_rwas;
         }
-        if let Some(latest) = rows.last() {
-            if let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(&latest.lever_breakdown) {
-                levers.extend(map.into_iter().filter(|(_, v)| v.as_f64().is_some_and(|x| x > 0.0)).map(|(k, _)| k));
-            }
+        if let Some(latest) = rows.last()
+            && let Ok(serde_json::Value::Object(map)) =
+                serde_json::from_str::<serde_json::Value>(&latest.lever_breakdown)
+        {
+            levers.extend(
+                map.into_iter()
+                    .filter(|(_, v)| v.as_f64().is_some_and(|x| x > 0.0))
+                    .map(|(k, _)| k),
+            );
         }
     }
-    let change_percentage = if previous_total > 0.0 { (total_value - previous_total) / previous_total * 100.0 } else { 0.0 };
+    let change_percentage = if previous_total > 0.0 {
+        (total_value - previous_total) / previous_total * 100.0
+    } else {
+        0.0
+    };
     Ok(axum::Json(AdminDashboardMetrics {
         total_value,
         previous_total,

@@ -1,15 +1,15 @@
 //! Invitations: an admin invites a user (role, company, client, expiry); the invited person
 //! registers at `/signup/{token}`.
 
+use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::Router;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::auth::tokens::{self, hash_token, random_token};
-use crate::auth::{password, AdminUser, ClientIp, Role};
+use crate::auth::{AdminUser, ClientIp, Role, password};
 use crate::db::misc::AuditEvent;
 use crate::db::{self, clients, sessions, users};
 use crate::error::{ApiError, ApiResult, AppJson, ResultExt};
@@ -70,18 +70,31 @@ pub async fn create_invitation(
     if !crate::api::valid_email(&email) {
         return Err(ApiError::validation("Invalid email address"));
     }
-    let role = Role::parse_strict(&req.role).ok_or_else(|| ApiError::validation("Role must be one of admin, approver, user, viewer"))?;
-    let client_id = req.client_id.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    let role = Role::parse_strict(&req.role)
+        .ok_or_else(|| ApiError::validation("Role must be one of admin, approver, user, viewer"))?;
+    let client_id = req
+        .client_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
     let company = match client_id {
-        Some(id) => Some(clients::exists(&state.db.pool, id).await?.ok_or_else(|| ApiError::validation("Client not found"))?),
+        Some(id) => Some(
+            clients::exists(&state.db.pool, id)
+                .await?
+                .ok_or_else(|| ApiError::validation("Client not found"))?,
+        ),
         None if role == Role::Admin => None,
         None => return Err(ApiError::validation("Client is required")),
     };
     if users::by_email(&state.db.pool, &email).await?.is_some() {
-        return Err(ApiError::Conflict { code: "email_taken", message: "A user with this email already exists".into() });
+        return Err(ApiError::Conflict {
+            code: "email_taken",
+            message: "A user with this email already exists".into(),
+        });
     }
     let token = random_token();
-    let expires_at = db::ts(chrono::Utc::now() + chrono::Duration::seconds(tokens::INVITATION_TTL_SECS));
+    let expires_at =
+        db::ts(chrono::Utc::now() + chrono::Duration::seconds(tokens::INVITATION_TTL_SECS));
     let id = sessions::insert_invitation(
         &state.db.pool,
         &sessions::NewInvitation {
@@ -101,12 +114,43 @@ pub async fn create_invitation(
     let body = format!(
         "Hello {},\n\nYou have been invited to the Capital Optimization Portal{} as {}. Open this link to create your account (valid for 7 days, once):\n\n{link}\n",
         req.name.trim(),
-        company.as_deref().map(|c| format!(" for {c}")).unwrap_or_default(),
+        company
+            .as_deref()
+            .map(|c| format!(" for {c}"))
+            .unwrap_or_default(),
         role.as_str()
     );
-    let invite_sent = state.mailer.send(&state.db, &email, "You are invited to the Capital Optimization Portal", &body).await.is_ok();
-    crate::audit::record(&state, AuditEvent { event_type: "invitation_created", entity_type: "invitation", entity_id: Some(&id), actor_id: Some(&admin.id), details: json!({"email": email, "role": role.as_str(), "client_id": client_id}), severity: "info", ip: Some(&ip) }).await;
-    Ok((StatusCode::CREATED, axum::Json(CreateInvitationResponse { invitation_id: id, invite_sent, expires_at })))
+    let invite_sent = state
+        .mailer
+        .send(
+            &state.db,
+            &email,
+            "You are invited to the Capital Optimization Portal",
+            &body,
+        )
+        .await
+        .is_ok();
+    crate::audit::record(
+        &state,
+        AuditEvent {
+            event_type: "invitation_created",
+            entity_type: "invitation",
+            entity_id: Some(&id),
+            actor_id: Some(&admin.id),
+            details: json!({"email": email, "role": role.as_str(), "client_id": client_id}),
+            severity: "info",
+            ip: Some(&ip),
+        },
+    )
+    .await;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(CreateInvitationResponse {
+            invitation_id: id,
+            invite_sent,
+            expires_at,
+        }),
+    ))
 }
 
 /// What the sign-up page shows of an invitation.
@@ -128,13 +172,21 @@ pub struct InvitationInfo {
 }
 
 fn invalid_invitation() -> ApiError {
-    ApiError::NotFound { code: "invalid_invitation", message: "Invalid or expired invitation link".into() }
+    ApiError::NotFound {
+        code: "invalid_invitation",
+        message: "Invalid or expired invitation link".into(),
+    }
 }
 
 /// Reads a live invitation.
 #[utoipa::path(get, path = "/api/invitations/{token}", responses((status = 200, body = InvitationInfo), (status = 404, body = crate::error::ErrorBody)))]
-pub async fn get_invitation(State(state): State<AppState>, Path(token): Path<String>) -> ApiResult<axum::Json<InvitationInfo>> {
-    let inv = sessions::live_invitation(&state.db.pool, &hash_token(token.trim())).await?.ok_or_else(invalid_invitation)?;
+pub async fn get_invitation(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+) -> ApiResult<axum::Json<InvitationInfo>> {
+    let inv = sessions::live_invitation(&state.db.pool, &hash_token(token.trim()))
+        .await?
+        .ok_or_else(invalid_invitation)?;
     Ok(axum::Json(InvitationInfo {
         email: inv.email,
         role: Role::parse(&inv.role),
@@ -167,15 +219,21 @@ pub async fn accept_invitation(
     AppJson(req): AppJson<AcceptInvitationRequest>,
 ) -> ApiResult<(StatusCode, axum::Json<crate::api::auth::MessageResponse>)> {
     if req.name.trim().is_empty() || req.last_name.trim().is_empty() {
-        return Err(ApiError::validation("Please enter your first and last name"));
+        return Err(ApiError::validation(
+            "Please enter your first and last name",
+        ));
     }
     if req.password.chars().count() < 6 {
-        return Err(ApiError::validation("Password must be at least 6 characters long"));
+        return Err(ApiError::validation(
+            "Password must be at least 6 characters long",
+        ));
     }
     password::check_strong(&req.password)?;
     let hash = password::hash(&req.password).await?;
     let mut tx = state.db.pool.begin().await?;
-    let inv = sessions::live_invitation(&mut *tx, &hash_token(token.trim())).await?.ok_or_else(invalid_invitation)?;
+    let inv = sessions::live_invitation(&mut *tx, &hash_token(token.trim()))
+        .await?
+        .ok_or_else(invalid_invitation)?;
     if !sessions::use_invitation(&mut *tx, &inv.id).await? {
         return Err(invalid_invitation());
     }
@@ -196,13 +254,34 @@ pub async fn accept_invitation(
     .await
     .on_unique("email_taken", "A user with this email already exists")?;
     if Role::parse(&inv.role) == Role::Admin {
-        for (cid, _) in crate::db::clients::list(&mut *tx).await?.into_iter().map(|c| (c.id, c.name)) {
+        for (cid, _) in crate::db::clients::list(&mut *tx)
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c.name))
+        {
             users::add_to_client(&mut *tx, &cid, &user_id, None).await?;
         }
     } else if let Some(cid) = inv.client_id.as_deref() {
         users::add_to_client(&mut *tx, cid, &user_id, None).await?;
     }
     tx.commit().await?;
-    crate::audit::record(&state, AuditEvent { event_type: "invitation_accepted", entity_type: "user", entity_id: Some(&user_id), actor_id: Some(&user_id), details: json!({"invitation_id": inv.id}), severity: "info", ip: Some(&ip) }).await;
-    Ok((StatusCode::CREATED, axum::Json(crate::api::auth::MessageResponse { message: "Account created successfully!".into() })))
+    crate::audit::record(
+        &state,
+        AuditEvent {
+            event_type: "invitation_accepted",
+            entity_type: "user",
+            entity_id: Some(&user_id),
+            actor_id: Some(&user_id),
+            details: json!({"invitation_id": inv.id}),
+            severity: "info",
+            ip: Some(&ip),
+        },
+    )
+    .await;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(crate::api::auth::MessageResponse {
+            message: "Account created successfully!".into(),
+        }),
+    ))
 }

@@ -1,13 +1,13 @@
 //! The REST API under `/api`: one module per area, one error body, CSRF protection for
 //! state-changing requests, and an OpenAPI document generated from the handlers.
 
+use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Router;
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 use utoipa::OpenApi;
 
@@ -30,14 +30,40 @@ pub mod waitlist;
     info(title = "Capital Optimization Portal API", version = "1"),
     paths(
         health,
-        auth::login, auth::refresh, auth::logout, auth::me, auth::forgot_password, auth::reset_password,
-        auth::accept_terms, auth::change_password,
-        invitations::create_invitation, invitations::get_invitation, invitations::accept_invitation,
-        waitlist::join_waitlist, dashboard::get_metrics, admin::list_outbox, admin::set_user_role,
-        reports::list_reports, reports::get_report, reports::create_report, reports::update_report, reports::delete_report,
-        reports::get_draft_limit, reports::list_folders, reports::create_folder, reports::delete_folder,
-        board::get_board, board::create_column, board::rename_column, board::move_column, board::create_task,
-        board::update_task, board::delete_task, board::move_task, board::create_category, board::delete_category,
+        auth::login,
+        auth::refresh,
+        auth::logout,
+        auth::me,
+        auth::forgot_password,
+        auth::reset_password,
+        auth::accept_terms,
+        auth::change_password,
+        invitations::create_invitation,
+        invitations::get_invitation,
+        invitations::accept_invitation,
+        waitlist::join_waitlist,
+        dashboard::get_metrics,
+        admin::list_outbox,
+        admin::set_user_role,
+        reports::list_reports,
+        reports::get_report,
+        reports::create_report,
+        reports::update_report,
+        reports::delete_report,
+        reports::get_draft_limit,
+        reports::list_folders,
+        reports::create_folder,
+        reports::delete_folder,
+        board::get_board,
+        board::create_column,
+        board::rename_column,
+        board::move_column,
+        board::create_task,
+        board::update_task,
+        board::delete_task,
+        board::move_task,
+        board::create_category,
+        board::delete_category,
     ),
     components(schemas(ErrorBody))
 )]
@@ -57,7 +83,12 @@ pub fn router(state: AppState) -> Router<AppState> {
         .merge(collab_ws::router())
         .merge(board::router())
         .merge(crate::realtime::ws::router())
-        .fallback(|| async { ApiError::NotFound { code: "not_found", message: "No such endpoint".into() } })
+        .fallback(|| async {
+            ApiError::NotFound {
+                code: "not_found",
+                message: "No such endpoint".into(),
+            }
+        })
         .layer(axum::middleware::from_fn_with_state(state, csrf_guard))
 }
 
@@ -85,7 +116,9 @@ pub fn valid_email(s: &str) -> bool {
     if s.len() > 254 || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return false;
     }
-    let Some((local, domain)) = s.split_once('@') else { return false };
+    let Some((local, domain)) = s.split_once('@') else {
+        return false;
+    };
     !local.is_empty()
         && !domain.contains('@')
         && domain.contains('.')
@@ -96,12 +129,25 @@ pub fn valid_email(s: &str) -> bool {
 
 /// Whether a request's Origin (when present) is this server or an allowed origin.
 pub fn origin_allowed(state: &AppState, headers: &axum::http::HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return true };
-    if state.config.allowed_origins.iter().any(|o| o.trim_end_matches('/') == origin) {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    if state
+        .config
+        .allowed_origins
+        .iter()
+        .any(|o| o.trim_end_matches('/') == origin)
+    {
         return true;
     }
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-    origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).is_some_and(|h| h == host)
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .is_some_and(|h| h == host)
 }
 
 /// CSRF protection (double-submit token plus Origin check) for every state-changing request; also
@@ -117,7 +163,14 @@ async fn csrf_guard(State(state): State<AppState>, req: Request<Body>, next: Nex
         let header_token = req.headers().get(CSRF_HEADER).and_then(|v| v.to_str().ok());
         let ok = matches!((&cookie_token, header_token), (Some(c), Some(h)) if !c.is_empty() && constant_eq(c.as_bytes(), h.as_bytes()));
         if !ok {
-            return (StatusCode::FORBIDDEN, axum::Json(ErrorBody { code: "csrf_failed".into(), message: "Missing or invalid CSRF token. Reload the page and try again.".into() })).into_response();
+            return (
+                StatusCode::FORBIDDEN,
+                axum::Json(ErrorBody {
+                    code: "csrf_failed".into(),
+                    message: "Missing or invalid CSRF token. Reload the page and try again.".into(),
+                }),
+            )
+                .into_response();
         }
     }
     let mut resp = next.run(req).await;

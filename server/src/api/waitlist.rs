@@ -1,9 +1,9 @@
 //! The landing page's waitlist.
 
+use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
-use axum::Router;
 use serde::{Deserialize, Serialize};
 
 use crate::auth::ClientIp;
@@ -58,28 +58,74 @@ pub struct WaitlistResponse {
     pub code: WaitlistCode,
 }
 
-fn reply(status: StatusCode, success: bool, code: WaitlistCode, message: &str) -> (StatusCode, axum::Json<WaitlistResponse>) {
-    (status, axum::Json(WaitlistResponse { success, code, message: message.into() }))
+fn reply(
+    status: StatusCode,
+    success: bool,
+    code: WaitlistCode,
+    message: &str,
+) -> (StatusCode, axum::Json<WaitlistResponse>) {
+    (
+        status,
+        axum::Json(WaitlistResponse {
+            success,
+            code,
+            message: message.into(),
+        }),
+    )
 }
 
 /// Adds an address to the waitlist.
 #[utoipa::path(post, path = "/api/waitlist", request_body = WaitlistRequest,
     responses((status = 200, body = WaitlistResponse), (status = 422, body = WaitlistResponse), (status = 429, body = WaitlistResponse)))]
-pub async fn join_waitlist(State(state): State<AppState>, ClientIp(ip): ClientIp, AppJson(req): AppJson<WaitlistRequest>) -> ApiResult<(StatusCode, axum::Json<WaitlistResponse>)> {
+pub async fn join_waitlist(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    AppJson(req): AppJson<WaitlistRequest>,
+) -> ApiResult<(StatusCode, axum::Json<WaitlistResponse>)> {
     let email = req.email.trim().to_lowercase();
     if !crate::api::valid_email(&email) || email.len() > 254 {
-        return Ok(reply(StatusCode::UNPROCESSABLE_ENTITY, false, WaitlistCode::InvalidEmail, "Please enter a valid email address"));
+        return Ok(reply(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            false,
+            WaitlistCode::InvalidEmail,
+            "Please enter a valid email address",
+        ));
     }
     if req.source != "hero" && req.source != "cta" {
-        return Ok(reply(StatusCode::UNPROCESSABLE_ENTITY, false, WaitlistCode::InvalidEmail, "Unknown waitlist form"));
+        return Ok(reply(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            false,
+            WaitlistCode::InvalidEmail,
+            "Unknown waitlist form",
+        ));
     }
     if !state.limits.waitlist(&ip) {
-        return Ok(reply(StatusCode::TOO_MANY_REQUESTS, false, WaitlistCode::RateLimited, "Too many requests. Please try again in a few minutes."));
+        return Ok(reply(
+            StatusCode::TOO_MANY_REQUESTS,
+            false,
+            WaitlistCode::RateLimited,
+            "Too many requests. Please try again in a few minutes.",
+        ));
     }
-    let name = req.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(|n| n.chars().take(200).collect::<String>());
+    let name = req
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| n.chars().take(200).collect::<String>());
     if misc::waitlist_add(&state.db.pool, &email, name.as_deref(), &req.source).await? {
-        Ok(reply(StatusCode::OK, true, WaitlistCode::Ok, "You're on the list! We'll be in touch soon."))
+        Ok(reply(
+            StatusCode::OK,
+            true,
+            WaitlistCode::Ok,
+            "You're on the list! We'll be in touch soon.",
+        ))
     } else {
-        Ok(reply(StatusCode::OK, false, WaitlistCode::AlreadyRegistered, "This email is already on the waitlist."))
+        Ok(reply(
+            StatusCode::OK,
+            false,
+            WaitlistCode::AlreadyRegistered,
+            "This email is already on the waitlist.",
+        ))
     }
 }

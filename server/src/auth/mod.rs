@@ -24,7 +24,9 @@ pub const CSRF_COOKIE: &str = "capopt_csrf";
 pub const CSRF_HEADER: &str = "x-csrf-token";
 
 /// A user's role. Any stored value other than the four counts as `user`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
 #[serde(rename_all = "lowercase")]
 #[ts(export)]
 pub enum Role {
@@ -101,11 +103,19 @@ impl AuthUser {
     }
     /// Refuses admins-only operations to everyone else.
     pub fn require_admin(&self) -> ApiResult<()> {
-        if self.is_admin() { Ok(()) } else { Err(ApiError::Forbidden("Access denied".into())) }
+        if self.is_admin() {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden("Access denied".into()))
+        }
     }
     /// Refuses any change to viewers.
     pub fn require_writer(&self) -> ApiResult<()> {
-        if self.role == Role::Viewer { Err(ApiError::read_only()) } else { Ok(()) }
+        if self.role == Role::Viewer {
+            Err(ApiError::read_only())
+        } else {
+            Ok(())
+        }
     }
     /// Whether the caller may read a client's rows: its members and admins.
     pub fn can_read_client(&self, client_id: &str) -> bool {
@@ -113,7 +123,11 @@ impl AuthUser {
     }
     /// Refuses a client's rows to non-members (404, so ids of other clients are not disclosed).
     pub fn require_client_read(&self, client_id: &str) -> ApiResult<()> {
-        if self.can_read_client(client_id) { Ok(()) } else { Err(ApiError::not_found("Client not found")) }
+        if self.can_read_client(client_id) {
+            Ok(())
+        } else {
+            Err(ApiError::not_found("Client not found"))
+        }
     }
     /// Refuses changes to a client's rows to non-members and viewers.
     pub fn require_client_write(&self, client_id: &str) -> ApiResult<()> {
@@ -128,8 +142,12 @@ impl AuthUser {
 
 /// Resolves the caller from the access cookie; `None` when there is no valid session.
 pub async fn authenticate(state: &AppState, jar: &CookieJar) -> ApiResult<Option<AuthUser>> {
-    let Some(token) = jar.get(ACCESS_COOKIE).map(|c| c.value().to_owned()) else { return Ok(None) };
-    let Some(claims) = state.keys.verify(&token) else { return Ok(None) };
+    let Some(token) = jar.get(ACCESS_COOKIE).map(|c| c.value().to_owned()) else {
+        return Ok(None);
+    };
+    let Some(claims) = state.keys.verify(&token) else {
+        return Ok(None);
+    };
     let row: Option<(String, String, String)> = sqlx::query_as(
         "SELECT u.id, u.email, u.role FROM users u JOIN sessions s ON s.user_id = u.id
          WHERE u.id = $1 AND s.id = $2 AND s.revoked_at IS NULL",
@@ -138,20 +156,33 @@ pub async fn authenticate(state: &AppState, jar: &CookieJar) -> ApiResult<Option
     .bind(&claims.sid)
     .fetch_optional(&state.db.pool)
     .await?;
-    let Some((id, email, role)) = row else { return Ok(None) };
+    let Some((id, email, role)) = row else {
+        return Ok(None);
+    };
     let clients = crate::db::users::client_memberships(&state.db.pool, &id).await?;
-    Ok(Some(AuthUser { id, email, role: Role::parse(&role), session_id: claims.sid, clients }))
+    Ok(Some(AuthUser {
+        id,
+        email,
+        role: Role::parse(&role),
+        session_id: claims.sid,
+        clients,
+    }))
 }
 
 impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
         if let Some(u) = parts.extensions.get::<AuthUser>() {
             return Ok(u.clone());
         }
         let jar = CookieJar::from_headers(&parts.headers);
-        let user = authenticate(state, &jar).await?.ok_or(ApiError::Unauthenticated)?;
+        let user = authenticate(state, &jar)
+            .await?
+            .ok_or(ApiError::Unauthenticated)?;
         parts.extensions.insert(user.clone());
         Ok(user)
     }
@@ -164,7 +195,10 @@ pub struct AdminUser(pub AuthUser);
 impl FromRequestParts<AppState> for AdminUser {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
         let u = AuthUser::from_request_parts(parts, state).await?;
         u.require_admin()?;
         Ok(AdminUser(u))
@@ -178,7 +212,10 @@ pub struct WriterUser(pub AuthUser);
 impl FromRequestParts<AppState> for WriterUser {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
         let u = AuthUser::from_request_parts(parts, state).await?;
         u.require_writer()?;
         Ok(WriterUser(u))
@@ -186,7 +223,14 @@ impl FromRequestParts<AppState> for WriterUser {
 }
 
 /// Builds a session cookie.
-pub fn session_cookie(name: &'static str, value: String, path: &'static str, max_age_secs: i64, secure: bool, same_site: SameSite) -> Cookie<'static> {
+pub fn session_cookie(
+    name: &'static str,
+    value: String,
+    path: &'static str,
+    max_age_secs: i64,
+    secure: bool,
+    same_site: SameSite,
+) -> Cookie<'static> {
     Cookie::build((name, value))
         .path(path)
         .http_only(true)
@@ -210,13 +254,18 @@ pub struct ClientIp(pub String);
 impl FromRequestParts<AppState> for ClientIp {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        if state.config.trust_proxy {
-            if let Some(fwd) = parts.headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()) {
-                if let Some(first) = fwd.split(',').next() {
-                    return Ok(ClientIp(first.trim().to_string()));
-                }
-            }
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        if state.config.trust_proxy
+            && let Some(fwd) = parts
+                .headers
+                .get("x-forwarded-for")
+                .and_then(|v| v.to_str().ok())
+            && let Some(first) = fwd.split(',').next()
+        {
+            return Ok(ClientIp(first.trim().to_string()));
         }
         let ip = parts
             .extensions

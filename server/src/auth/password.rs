@@ -23,9 +23,13 @@ pub async fn hash(password: &str) -> ApiResult<String> {
 pub async fn verify(password: &str, phc: &str) -> bool {
     let pw = password.to_owned();
     let phc = phc.to_owned();
-    tokio::task::spawn_blocking(move || Argon2::default().verify_password(pw.as_bytes(), phc.as_str()).is_ok())
-        .await
-        .unwrap_or(false)
+    tokio::task::spawn_blocking(move || {
+        Argon2::default()
+            .verify_password(pw.as_bytes(), phc.as_str())
+            .is_ok()
+    })
+    .await
+    .unwrap_or(false)
 }
 
 /// A hash of a random password, verified against when the account does not exist, so that a login
@@ -34,7 +38,10 @@ pub fn dummy_hash() -> &'static str {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DUMMY.get_or_init(|| {
         let random: [u8; 16] = rand::random();
-        Argon2::default().hash_password(&random).map(|h| h.to_string()).unwrap_or_default()
+        Argon2::default()
+            .hash_password(&random)
+            .map(|h| h.to_string())
+            .unwrap_or_default()
     })
 }
 
@@ -42,16 +49,24 @@ pub fn dummy_hash() -> &'static str {
 /// characters, one uppercase, one lowercase and one number.
 pub fn check_strong(password: &str) -> ApiResult<()> {
     if password.chars().count() < 8 {
-        return Err(ApiError::validation("Password must be at least 8 characters"));
+        return Err(ApiError::validation(
+            "Password must be at least 8 characters",
+        ));
     }
     if !password.chars().any(|c| c.is_uppercase()) {
-        return Err(ApiError::validation("Password must contain at least one uppercase letter"));
+        return Err(ApiError::validation(
+            "Password must contain at least one uppercase letter",
+        ));
     }
     if !password.chars().any(|c| c.is_lowercase()) {
-        return Err(ApiError::validation("Password must contain at least one lowercase letter"));
+        return Err(ApiError::validation(
+            "Password must contain at least one lowercase letter",
+        ));
     }
     if !password.chars().any(|c| c.is_ascii_digit()) {
-        return Err(ApiError::validation("Password must contain at least one number"));
+        return Err(ApiError::validation(
+            "Password must contain at least one number",
+        ));
     }
     if password.len() > 1024 {
         return Err(ApiError::validation("Password is too long"));
@@ -66,10 +81,22 @@ mod tests {
     #[test]
     fn rules_give_the_spec_messages() {
         let msg = |p: &str| check_strong(p).err().map(|e| e.to_string());
-        assert_eq!(msg("Ab1"), Some("Password must be at least 8 characters".into()));
-        assert_eq!(msg("abcdefg1"), Some("Password must contain at least one uppercase letter".into()));
-        assert_eq!(msg("ABCDEFG1"), Some("Password must contain at least one lowercase letter".into()));
-        assert_eq!(msg("Abcdefgh"), Some("Password must contain at least one number".into()));
+        assert_eq!(
+            msg("Ab1"),
+            Some("Password must be at least 8 characters".into())
+        );
+        assert_eq!(
+            msg("abcdefg1"),
+            Some("Password must contain at least one uppercase letter".into())
+        );
+        assert_eq!(
+            msg("ABCDEFG1"),
+            Some("Password must contain at least one lowercase letter".into())
+        );
+        assert_eq!(
+            msg("Abcdefgh"),
+            Some("Password must contain at least one number".into())
+        );
         assert_eq!(msg("Abcdefg1"), None);
     }
 

@@ -18,7 +18,9 @@ pub struct RateLimits {
 
 fn limiter(burst: u32, per: Duration) -> Arc<DefaultKeyedRateLimiter<String>> {
     let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
-    let quota = Quota::with_period(per / burst.get()).unwrap_or_else(|| Quota::per_second(burst)).allow_burst(burst);
+    let quota = Quota::with_period(per / burst.get())
+        .unwrap_or_else(|| Quota::per_second(burst))
+        .allow_burst(burst);
     Arc::new(DefaultKeyedRateLimiter::keyed(quota))
 }
 
@@ -41,7 +43,10 @@ impl RateLimits {
     /// Whether a login attempt for `email` from `ip` may proceed (both limits are charged).
     pub fn login(&self, email: &str, ip: &str) -> bool {
         let ip_ok = self.login_ip.check_key(&ip.to_string()).is_ok();
-        let account_ok = self.login_account.check_key(&email.trim().to_lowercase()).is_ok();
+        let account_ok = self
+            .login_account
+            .check_key(&email.trim().to_lowercase())
+            .is_ok();
         ip_ok && account_ok
     }
     /// Whether a reset-mail request from `ip` may proceed.

@@ -47,14 +47,26 @@ impl std::fmt::Debug for Keys {
 impl Keys {
     /// Keys from a shared secret.
     pub fn new(secret: &[u8]) -> Keys {
-        Keys { enc: EncodingKey::from_secret(secret), dec: DecodingKey::from_secret(secret) }
+        Keys {
+            enc: EncodingKey::from_secret(secret),
+            dec: DecodingKey::from_secret(secret),
+        }
     }
 
     /// Signs an access token for a user's session.
     pub fn access_token(&self, user_id: &str, session_id: &str) -> anyhow::Result<String> {
         let now = chrono::Utc::now().timestamp();
-        let claims = Claims { sub: user_id.into(), sid: session_id.into(), iat: now, exp: now + ACCESS_TTL_SECS };
-        Ok(jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.enc)?)
+        let claims = Claims {
+            sub: user_id.into(),
+            sid: session_id.into(),
+            iat: now,
+            exp: now + ACCESS_TTL_SECS,
+        };
+        Ok(jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &self.enc,
+        )?)
     }
 
     /// Verifies an access token (signature, algorithm and expiry).
@@ -62,7 +74,9 @@ impl Keys {
         let mut v = Validation::new(Algorithm::HS256);
         v.leeway = 5;
         v.required_spec_claims = ["exp", "sub"].iter().map(|s| s.to_string()).collect();
-        jsonwebtoken::decode::<Claims>(token, &self.dec, &v).ok().map(|d| d.claims)
+        jsonwebtoken::decode::<Claims>(token, &self.dec, &v)
+            .ok()
+            .map(|d| d.claims)
     }
 }
 

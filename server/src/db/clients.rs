@@ -77,7 +77,12 @@ pub async fn insert<'e>(ex: impl AnyExecutor<'e>, c: &NewClient<'_>) -> sqlx::Re
 }
 
 /// Sets a client's savings totals.
-pub async fn set_savings<'e>(ex: impl AnyExecutor<'e>, id: &str, rwas: f64, bps: f64) -> sqlx::Result<()> {
+pub async fn set_savings<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    rwas: f64,
+    bps: f64,
+) -> sqlx::Result<()> {
     sqlx::query("UPDATE clients SET cet1_savings_rwas = $1, cet1_savings_bps = $2, last_updated = $3 WHERE id = $4")
         .bind(rwas)
         .bind(bps)
@@ -90,13 +95,18 @@ pub async fn set_savings<'e>(ex: impl AnyExecutor<'e>, id: &str, rwas: f64, bps:
 
 /// Whether a client exists.
 pub async fn exists<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<Option<String>> {
-    let row: Option<(String,)> = sqlx::query_as("SELECT name FROM clients WHERE id = $1").bind(id).fetch_optional(ex).await?;
+    let row: Option<(String,)> = sqlx::query_as("SELECT name FROM clients WHERE id = $1")
+        .bind(id)
+        .fetch_optional(ex)
+        .await?;
     Ok(row.map(|(n,)| n))
 }
 
 /// Ids of all admin users.
 pub async fn admin_ids<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<Vec<String>> {
-    let rows: Vec<(String,)> = sqlx::query_as("SELECT id FROM users WHERE role = 'admin'").fetch_all(ex).await?;
+    let rows: Vec<(String,)> = sqlx::query_as("SELECT id FROM users WHERE role = 'admin'")
+        .fetch_all(ex)
+        .await?;
     Ok(rows.into_iter().map(|(i,)| i).collect())
 }
 
@@ -116,7 +126,13 @@ pub struct LeverRow {
 }
 
 /// Inserts a lever.
-pub async fn insert_lever<'e>(ex: impl AnyExecutor<'e>, code: Option<&str>, name: &str, description: &str, category: &str) -> sqlx::Result<String> {
+pub async fn insert_lever<'e>(
+    ex: impl AnyExecutor<'e>,
+    code: Option<&str>,
+    name: &str,
+    description: &str,
+    category: &str,
+) -> sqlx::Result<String> {
     let id = super::new_id();
     let now = super::now();
     sqlx::query("INSERT INTO levers (id, code, lever_name, description, lever_category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)")
@@ -133,9 +149,11 @@ pub async fn insert_lever<'e>(ex: impl AnyExecutor<'e>, code: Option<&str>, name
 
 /// All levers by name.
 pub async fn levers<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<Vec<LeverRow>> {
-    sqlx::query_as("SELECT id, code, lever_name, description, lever_category FROM levers ORDER BY lever_name")
-        .fetch_all(ex)
-        .await
+    sqlx::query_as(
+        "SELECT id, code, lever_name, description, lever_category FROM levers ORDER BY lever_name",
+    )
+    .fetch_all(ex)
+    .await
 }
 
 /// One month of a client's savings.
@@ -201,6 +219,8 @@ pub async fn file_lever_ids<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<Vec<St
 
 /// Number of client files.
 pub async fn file_count<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<i64> {
-    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM client_files").fetch_one(ex).await?;
+    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM client_files")
+        .fetch_one(ex)
+        .await?;
     Ok(n)
 }

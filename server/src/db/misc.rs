@@ -3,7 +3,12 @@
 use sqlx::{AnyExecutor, FromRow};
 
 /// Adds an address to the waitlist. Returns false when it is already there.
-pub async fn waitlist_add<'e>(ex: impl AnyExecutor<'e>, email: &str, name: Option<&str>, source: &str) -> sqlx::Result<bool> {
+pub async fn waitlist_add<'e>(
+    ex: impl AnyExecutor<'e>,
+    email: &str,
+    name: Option<&str>,
+    source: &str,
+) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "INSERT INTO waitlist (id, email, name, source, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING",
     )
@@ -41,21 +46,32 @@ pub struct OutboxMail {
 }
 
 /// Queues a mail; returns its id.
-pub async fn outbox_insert<'e>(ex: impl AnyExecutor<'e>, to: &str, subject: &str, body: &str) -> sqlx::Result<String> {
+pub async fn outbox_insert<'e>(
+    ex: impl AnyExecutor<'e>,
+    to: &str,
+    subject: &str,
+    body: &str,
+) -> sqlx::Result<String> {
     let id = super::new_id();
-    sqlx::query("INSERT INTO outbox (id, to_addr, subject, body, created_at) VALUES ($1, $2, $3, $4, $5)")
-        .bind(&id)
-        .bind(to)
-        .bind(subject)
-        .bind(body)
-        .bind(super::now())
-        .execute(ex)
-        .await?;
+    sqlx::query(
+        "INSERT INTO outbox (id, to_addr, subject, body, created_at) VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&id)
+    .bind(to)
+    .bind(subject)
+    .bind(body)
+    .bind(super::now())
+    .execute(ex)
+    .await?;
     Ok(id)
 }
 
 /// Records the SMTP outcome of a mail.
-pub async fn outbox_mark<'e>(ex: impl AnyExecutor<'e>, id: &str, error: Option<&str>) -> sqlx::Result<()> {
+pub async fn outbox_mark<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    error: Option<&str>,
+) -> sqlx::Result<()> {
     sqlx::query("UPDATE outbox SET sent_at = CASE WHEN $1 IS NULL THEN $2 ELSE sent_at END, error = $1 WHERE id = $3")
         .bind(error)
         .bind(super::now())
@@ -66,7 +82,10 @@ pub async fn outbox_mark<'e>(ex: impl AnyExecutor<'e>, id: &str, error: Option<&
 }
 
 /// The latest mails, newest first.
-pub async fn outbox_latest<'e>(ex: impl AnyExecutor<'e>, limit: i64) -> sqlx::Result<Vec<OutboxMail>> {
+pub async fn outbox_latest<'e>(
+    ex: impl AnyExecutor<'e>,
+    limit: i64,
+) -> sqlx::Result<Vec<OutboxMail>> {
     sqlx::query_as("SELECT id, to_addr, subject, body, created_at, sent_at, error FROM outbox ORDER BY created_at DESC LIMIT $1")
         .bind(limit)
         .fetch_all(ex)
@@ -122,7 +141,13 @@ pub async fn audit_count<'e>(ex: impl AnyExecutor<'e>, event_type: &str) -> sqlx
 }
 
 /// Writes a changelog entry.
-pub async fn changelog_insert<'e>(ex: impl AnyExecutor<'e>, entry_type: &str, description: &str, category: &str, actor: Option<&str>) -> sqlx::Result<()> {
+pub async fn changelog_insert<'e>(
+    ex: impl AnyExecutor<'e>,
+    entry_type: &str,
+    description: &str,
+    category: &str,
+    actor: Option<&str>,
+) -> sqlx::Result<()> {
     sqlx::query("INSERT INTO changelog (id, entry_type, description, category, actor_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
         .bind(super::new_id())
         .bind(entry_type)

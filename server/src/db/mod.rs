@@ -45,14 +45,12 @@ impl Db {
         } else {
             anyhow::bail!("unsupported DATABASE_URL (expected sqlite:// or postgres://): {url}");
         };
-        if backend == Backend::Sqlite {
-            if let Some(path) = sqlite_path(url) {
-                if let Some(dir) = std::path::Path::new(&path).parent() {
-                    if !dir.as_os_str().is_empty() {
-                        std::fs::create_dir_all(dir)?;
-                    }
-                }
-            }
+        if backend == Backend::Sqlite
+            && let Some(path) = sqlite_path(url)
+            && let Some(dir) = std::path::Path::new(&path).parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir)?;
         }
         let opts = AnyConnectOptions::from_str(url)?;
         let pool = AnyPoolOptions::new()
@@ -78,15 +76,23 @@ impl Db {
 
     /// Whether the database holds no users yet (a fresh install).
     pub async fn is_empty(&self) -> sqlx::Result<bool> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(&self.pool).await?;
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.pool)
+            .await?;
         Ok(n == 0)
     }
 }
 
 fn sqlite_path(url: &str) -> Option<String> {
-    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))?;
     let path = rest.split('?').next()?;
-    if path.is_empty() || path == ":memory:" { None } else { Some(path.to_string()) }
+    if path.is_empty() || path == ":memory:" {
+        None
+    } else {
+        Some(path.to_string())
+    }
 }
 
 /// The current time as stored in the database: RFC 3339 UTC with microseconds, fixed width.
@@ -101,7 +107,9 @@ pub fn ts(t: chrono::DateTime<chrono::Utc>) -> String {
 
 /// Parses a stored time.
 pub fn parse_ts(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
-    chrono::DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&chrono::Utc))
+    chrono::DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
 }
 
 /// A new random id.

@@ -4,7 +4,13 @@
 use sqlx::{AnyExecutor, FromRow};
 
 /// Creates a session row.
-pub async fn create_session<'e>(ex: impl AnyExecutor<'e>, id: &str, user_id: &str, ip: Option<&str>, ua: Option<&str>) -> sqlx::Result<()> {
+pub async fn create_session<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    user_id: &str,
+    ip: Option<&str>,
+    ua: Option<&str>,
+) -> sqlx::Result<()> {
     let now = super::now();
     sqlx::query("INSERT INTO sessions (id, user_id, created_at, last_seen_at, ip, user_agent) VALUES ($1, $2, $3, $3, $4, $5)")
         .bind(id)
@@ -19,10 +25,11 @@ pub async fn create_session<'e>(ex: impl AnyExecutor<'e>, id: &str, user_id: &st
 
 /// Whether a session exists and is not revoked.
 pub async fn session_active<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<bool> {
-    let row: Option<(String,)> = sqlx::query_as("SELECT id FROM sessions WHERE id = $1 AND revoked_at IS NULL")
-        .bind(id)
-        .fetch_optional(ex)
-        .await?;
+    let row: Option<(String,)> =
+        sqlx::query_as("SELECT id FROM sessions WHERE id = $1 AND revoked_at IS NULL")
+            .bind(id)
+            .fetch_optional(ex)
+            .await?;
     Ok(row.is_some())
 }
 
@@ -35,20 +42,26 @@ pub async fn revoke_session(pool: &sqlx::AnyPool, id: &str) -> sqlx::Result<()> 
         .bind(id)
         .execute(&mut *tx)
         .await?;
-    sqlx::query("UPDATE refresh_tokens SET revoked_at = $1 WHERE session_id = $2 AND revoked_at IS NULL")
-        .bind(&now)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query(
+        "UPDATE refresh_tokens SET revoked_at = $1 WHERE session_id = $2 AND revoked_at IS NULL",
+    )
+    .bind(&now)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await
 }
 
 /// Revokes every session of a user (password reset).
-pub async fn revoke_user_sessions(pool: &sqlx::AnyPool, user_id: &str) -> sqlx::Result<Vec<String>> {
-    let ids: Vec<(String,)> = sqlx::query_as("SELECT id FROM sessions WHERE user_id = $1 AND revoked_at IS NULL")
-        .bind(user_id)
-        .fetch_all(pool)
-        .await?;
+pub async fn revoke_user_sessions(
+    pool: &sqlx::AnyPool,
+    user_id: &str,
+) -> sqlx::Result<Vec<String>> {
+    let ids: Vec<(String,)> =
+        sqlx::query_as("SELECT id FROM sessions WHERE user_id = $1 AND revoked_at IS NULL")
+            .bind(user_id)
+            .fetch_all(pool)
+            .await?;
     for (id,) in &ids {
         revoke_session(pool, id).await?;
     }
@@ -71,7 +84,14 @@ pub struct RefreshRow {
 }
 
 /// Stores a refresh token hash.
-pub async fn insert_refresh<'e>(ex: impl AnyExecutor<'e>, id: &str, user_id: &str, session_id: &str, hash: &str, expires_at: &str) -> sqlx::Result<()> {
+pub async fn insert_refresh<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    user_id: &str,
+    session_id: &str,
+    hash: &str,
+    expires_at: &str,
+) -> sqlx::Result<()> {
     sqlx::query("INSERT INTO refresh_tokens (id, user_id, session_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)")
         .bind(id)
         .bind(user_id)
@@ -85,7 +105,10 @@ pub async fn insert_refresh<'e>(ex: impl AnyExecutor<'e>, id: &str, user_id: &st
 }
 
 /// Finds a refresh token by hash.
-pub async fn refresh_by_hash<'e>(ex: impl AnyExecutor<'e>, hash: &str) -> sqlx::Result<Option<RefreshRow>> {
+pub async fn refresh_by_hash<'e>(
+    ex: impl AnyExecutor<'e>,
+    hash: &str,
+) -> sqlx::Result<Option<RefreshRow>> {
     sqlx::query_as("SELECT id, user_id, session_id, expires_at, revoked_at FROM refresh_tokens WHERE token_hash = $1")
         .bind(hash)
         .fetch_optional(ex)
@@ -94,7 +117,11 @@ pub async fn refresh_by_hash<'e>(ex: impl AnyExecutor<'e>, hash: &str) -> sqlx::
 
 /// Marks a refresh token as rotated, only if it is still live. Returns false when another request
 /// rotated it first.
-pub async fn rotate_refresh<'e>(ex: impl AnyExecutor<'e>, id: &str, replaced_by: &str) -> sqlx::Result<bool> {
+pub async fn rotate_refresh<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    replaced_by: &str,
+) -> sqlx::Result<bool> {
     let r = sqlx::query("UPDATE refresh_tokens SET revoked_at = $1, replaced_by = $2 WHERE id = $3 AND revoked_at IS NULL")
         .bind(super::now())
         .bind(replaced_by)
@@ -105,7 +132,12 @@ pub async fn rotate_refresh<'e>(ex: impl AnyExecutor<'e>, id: &str, replaced_by:
 }
 
 /// Stores a password-reset token hash.
-pub async fn insert_reset<'e>(ex: impl AnyExecutor<'e>, user_id: &str, hash: &str, expires_at: &str) -> sqlx::Result<()> {
+pub async fn insert_reset<'e>(
+    ex: impl AnyExecutor<'e>,
+    user_id: &str,
+    hash: &str,
+    expires_at: &str,
+) -> sqlx::Result<()> {
     sqlx::query("INSERT INTO password_resets (id, user_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(super::new_id())
         .bind(user_id)
@@ -119,7 +151,10 @@ pub async fn insert_reset<'e>(ex: impl AnyExecutor<'e>, user_id: &str, hash: &st
 
 /// Consumes a live reset token: marks it used and returns its user, or `None` when it is unknown,
 /// used or expired.
-pub async fn consume_reset<'e>(ex: impl AnyExecutor<'e>, hash: &str) -> sqlx::Result<Option<String>> {
+pub async fn consume_reset<'e>(
+    ex: impl AnyExecutor<'e>,
+    hash: &str,
+) -> sqlx::Result<Option<String>> {
     let now = super::now();
     let row: Option<(String,)> = sqlx::query_as(
         "UPDATE password_resets SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1 RETURNING user_id",
@@ -178,7 +213,10 @@ pub struct NewInvitation<'a> {
 }
 
 /// Stores an invitation and returns its id.
-pub async fn insert_invitation<'e>(ex: impl AnyExecutor<'e>, i: &NewInvitation<'_>) -> sqlx::Result<String> {
+pub async fn insert_invitation<'e>(
+    ex: impl AnyExecutor<'e>,
+    i: &NewInvitation<'_>,
+) -> sqlx::Result<String> {
     let id = super::new_id();
     sqlx::query(
         "INSERT INTO invitations (id, token_hash, email, name, last_name, role, company, client_id, created_by, created_at, expires_at)
@@ -201,7 +239,10 @@ pub async fn insert_invitation<'e>(ex: impl AnyExecutor<'e>, i: &NewInvitation<'
 }
 
 /// A live (unused, unexpired) invitation by token hash.
-pub async fn live_invitation<'e>(ex: impl AnyExecutor<'e>, hash: &str) -> sqlx::Result<Option<InvitationRow>> {
+pub async fn live_invitation<'e>(
+    ex: impl AnyExecutor<'e>,
+    hash: &str,
+) -> sqlx::Result<Option<InvitationRow>> {
     sqlx::query_as(
         "SELECT id, email, name, last_name, role, company, client_id, expires_at, is_used FROM invitations
          WHERE token_hash = $1 AND is_used = 0 AND expires_at > $2",

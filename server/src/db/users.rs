@@ -85,7 +85,11 @@ pub async fn insert<'e>(ex: impl AnyExecutor<'e>, u: &NewUser<'_>) -> sqlx::Resu
 }
 
 /// Sets a new password hash and stamps `password_changed_at`.
-pub async fn set_password<'e>(ex: impl AnyExecutor<'e>, user_id: &str, hash: &str) -> sqlx::Result<()> {
+pub async fn set_password<'e>(
+    ex: impl AnyExecutor<'e>,
+    user_id: &str,
+    hash: &str,
+) -> sqlx::Result<()> {
     let now = super::now();
     sqlx::query("UPDATE users SET password_hash = $1, password_changed_at = $2, updated_at = $2 WHERE id = $3")
         .bind(hash)
@@ -108,7 +112,11 @@ pub async fn accept_terms<'e>(ex: impl AnyExecutor<'e>, user_id: &str) -> sqlx::
 }
 
 /// Changes a user's role.
-pub async fn set_role<'e>(ex: impl AnyExecutor<'e>, user_id: &str, role: &str) -> sqlx::Result<bool> {
+pub async fn set_role<'e>(
+    ex: impl AnyExecutor<'e>,
+    user_id: &str,
+    role: &str,
+) -> sqlx::Result<bool> {
     let r = sqlx::query("UPDATE users SET role = $1, updated_at = $2 WHERE id = $3")
         .bind(role)
         .bind(super::now())
@@ -119,7 +127,10 @@ pub async fn set_role<'e>(ex: impl AnyExecutor<'e>, user_id: &str, role: &str) -
 }
 
 /// The ids and names of the clients a user belongs to, by name.
-pub async fn client_memberships<'e>(ex: impl AnyExecutor<'e>, user_id: &str) -> sqlx::Result<Vec<(String, String)>> {
+pub async fn client_memberships<'e>(
+    ex: impl AnyExecutor<'e>,
+    user_id: &str,
+) -> sqlx::Result<Vec<(String, String)>> {
     sqlx::query_as(
         "SELECT c.id, c.name FROM client_users cu JOIN clients c ON c.id = cu.client_id WHERE cu.user_id = $1 ORDER BY c.name",
     )
@@ -129,7 +140,12 @@ pub async fn client_memberships<'e>(ex: impl AnyExecutor<'e>, user_id: &str) -> 
 }
 
 /// Adds a user to a client (no-op when already a member).
-pub async fn add_to_client<'e>(ex: impl AnyExecutor<'e>, client_id: &str, user_id: &str, added_by: Option<&str>) -> sqlx::Result<()> {
+pub async fn add_to_client<'e>(
+    ex: impl AnyExecutor<'e>,
+    client_id: &str,
+    user_id: &str,
+    added_by: Option<&str>,
+) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO client_users (client_id, user_id, added_by, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (client_id, user_id) DO NOTHING",
     )

@@ -3,7 +3,9 @@
 //! `web/src/lib/close-codes.ts`: private-use range 4000-4999, `code - 4000` reads like the
 //! matching HTTP status.
 
-pub use collab::close::{IDLE_TIMEOUT, MESSAGE_TOO_LARGE, SHUTTING_DOWN, SLOW_CONSUMER, UNAUTHENTICATED};
+pub use collab::close::{
+    IDLE_TIMEOUT, MESSAGE_TOO_LARGE, SHUTTING_DOWN, SLOW_CONSUMER, UNAUTHENTICATED,
+};
 
 /// The reason text sent with a close code on the event socket (at most 123 bytes, RFC 6455).
 pub fn reason(code: u16) -> &'static str {

@@ -27,13 +27,42 @@ async fn each_demo_role_signs_in_and_sees_its_role_and_client() {
 async fn wrong_password_and_unknown_account_get_the_same_answer_and_are_audited() {
     let app = TestApp::spawn().await;
     let s = app.client().await;
-    let (st1, b1) = body(s.post("/api/auth/login", json!({"email": ADMIN, "password": "nope"})).await).await;
-    let (st2, b2) = body(s.post("/api/auth/login", json!({"email": "nobody@example.com", "password": "nope"})).await).await;
-    assert_eq!((st1, st2), (StatusCode::UNAUTHORIZED, StatusCode::UNAUTHORIZED));
+    let (st1, b1) = body(
+        s.post(
+            "/api/auth/login",
+            json!({"email": ADMIN, "password": "nope"}),
+        )
+        .await,
+    )
+    .await;
+    let (st2, b2) = body(
+        s.post(
+            "/api/auth/login",
+            json!({"email": "nobody@example.com", "password": "nope"}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        (st1, st2),
+        (StatusCode::UNAUTHORIZED, StatusCode::UNAUTHORIZED)
+    );
     assert_eq!(b1, b2);
     assert_eq!(b1["message"], "Invalid credentials");
-    assert_eq!(server::db::misc::audit_count(&app.state.db.pool, "login_failed").await.unwrap(), 2);
-    let (st, b) = body(s.post("/api/auth/login", json!({"email": "not-an-email", "password": "x"})).await).await;
+    assert_eq!(
+        server::db::misc::audit_count(&app.state.db.pool, "login_failed")
+            .await
+            .unwrap(),
+        2
+    );
+    let (st, b) = body(
+        s.post(
+            "/api/auth/login",
+            json!({"email": "not-an-email", "password": "x"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(b["message"], "Invalid email address");
 }
@@ -43,15 +72,30 @@ async fn login_attempts_are_rate_limited_per_account() {
     let app = TestApp::spawn().await;
     let s = app.client().await;
     for _ in 0..5 {
-        let r = s.post("/api/auth/login", json!({"email": USER_B, "password": "wrong"})).await;
+        let r = s
+            .post(
+                "/api/auth/login",
+                json!({"email": USER_B, "password": "wrong"}),
+            )
+            .await;
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     }
-    let r = s.post("/api/auth/login", json!({"email": USER_B, "password": DEMO_PASSWORD})).await;
+    let r = s
+        .post(
+            "/api/auth/login",
+            json!({"email": USER_B, "password": DEMO_PASSWORD}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
     let (_, b) = body(r).await;
     assert_eq!(b["code"], "rate_limited");
     // Another account from the same address is not locked out.
-    let r = s.post("/api/auth/login", json!({"email": USER_A, "password": DEMO_PASSWORD})).await;
+    let r = s
+        .post(
+            "/api/auth/login",
+            json!({"email": USER_A, "password": DEMO_PASSWORD}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::OK);
 }
 
@@ -59,12 +103,21 @@ async fn login_attempts_are_rate_limited_per_account() {
 async fn requests_without_a_session_are_refused() {
     let app = TestApp::spawn().await;
     let s = app.client().await;
-    for path in ["/api/auth/me", "/api/admin/dashboard/metrics", "/api/admin/outbox"] {
+    for path in [
+        "/api/auth/me",
+        "/api/admin/dashboard/metrics",
+        "/api/admin/outbox",
+    ] {
         let (st, b) = s.json(path).await;
         assert_eq!(st, StatusCode::UNAUTHORIZED, "{path}");
         assert_eq!(b["code"], "unauthenticated");
     }
-    let r = s.post("/api/admin/invitations", json!({"name": "a", "last_name": "b", "email": "x@y.io", "role": "user"})).await;
+    let r = s
+        .post(
+            "/api/admin/invitations",
+            json!({"name": "a", "last_name": "b", "email": "x@y.io", "role": "user"}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
 }
 
@@ -77,10 +130,18 @@ async fn non_admins_never_reach_admin_endpoints() {
             let (st, _) = s.json(path).await;
             assert_eq!(st, StatusCode::FORBIDDEN, "{email} {path}");
         }
-        let r = s.post("/api/admin/invitations", json!({"name": "a", "last_name": "b", "email": "x@y.io", "role": "admin"})).await;
+        let r = s
+            .post(
+                "/api/admin/invitations",
+                json!({"name": "a", "last_name": "b", "email": "x@y.io", "role": "admin"}),
+            )
+            .await;
         assert_eq!(r.status(), StatusCode::FORBIDDEN, "{email}");
     }
-    let n: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM invitations").fetch_one(&app.state.db.pool).await.unwrap();
+    let n: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM invitations")
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
     assert_eq!(n.0, 0);
 }
 
@@ -88,11 +149,24 @@ async fn non_admins_never_reach_admin_endpoints() {
 async fn state_changes_need_the_csrf_token_and_a_same_site_origin() {
     let app = TestApp::spawn().await;
     let s = app.client().await;
-    let r = s.http.post(app.url("/api/auth/login")).json(&json!({"email": ADMIN, "password": DEMO_PASSWORD})).send().await.unwrap();
+    let r = s
+        .http
+        .post(app.url("/api/auth/login"))
+        .json(&json!({"email": ADMIN, "password": DEMO_PASSWORD}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert_eq!(body(r).await.1["code"], "csrf_failed");
     let csrf = s.cookie("capopt_csrf").unwrap();
-    let r = s.http.post(app.url("/api/auth/login")).header("x-csrf-token", "forged").json(&json!({"email": ADMIN, "password": DEMO_PASSWORD})).send().await.unwrap();
+    let r = s
+        .http
+        .post(app.url("/api/auth/login"))
+        .header("x-csrf-token", "forged")
+        .json(&json!({"email": ADMIN, "password": DEMO_PASSWORD}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     let r = s
         .http
@@ -104,7 +178,15 @@ async fn state_changes_need_the_csrf_token_and_a_same_site_origin() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = s.http.post(app.url("/api/auth/login")).header("x-csrf-token", &csrf).header("origin", app.base.clone()).json(&json!({"email": ADMIN, "password": DEMO_PASSWORD})).send().await.unwrap();
+    let r = s
+        .http
+        .post(app.url("/api/auth/login"))
+        .header("x-csrf-token", &csrf)
+        .header("origin", app.base.clone())
+        .json(&json!({"email": ADMIN, "password": DEMO_PASSWORD}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 }
 
@@ -112,8 +194,18 @@ async fn state_changes_need_the_csrf_token_and_a_same_site_origin() {
 async fn cookies_are_http_only_and_refresh_rotates() {
     let app = TestApp::spawn().await;
     let s = app.client().await;
-    let r = s.post("/api/auth/login", json!({"email": USER_A, "password": DEMO_PASSWORD})).await;
-    let set: Vec<String> = r.headers().get_all("set-cookie").iter().map(|v| v.to_str().unwrap().to_string()).collect();
+    let r = s
+        .post(
+            "/api/auth/login",
+            json!({"email": USER_A, "password": DEMO_PASSWORD}),
+        )
+        .await;
+    let set: Vec<String> = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_string())
+        .collect();
     for name in ["capopt_access", "capopt_refresh"] {
         let c = set.iter().find(|c| c.starts_with(name)).expect(name);
         assert!(c.contains("HttpOnly"), "{c}");
@@ -151,7 +243,13 @@ async fn logout_revokes_the_session_everywhere() {
     let r = s.post_empty("/api/auth/logout").await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     // A copy of the old access token no longer works.
-    let r = s.http.get(app.url("/api/auth/me")).header("cookie", format!("capopt_access={access}")).send().await.unwrap();
+    let r = s
+        .http
+        .get(app.url("/api/auth/me"))
+        .header("cookie", format!("capopt_access={access}"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     let r = s.post_empty("/api/auth/refresh").await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
@@ -161,32 +259,82 @@ async fn logout_revokes_the_session_everywhere() {
 async fn forgot_and_reset_password_with_a_single_use_link() {
     let app = TestApp::spawn().await;
     let s = app.client().await;
-    let r = s.post("/api/auth/forgot-password", json!({"email": USER_A})).await;
+    let r = s
+        .post("/api/auth/forgot-password", json!({"email": USER_A}))
+        .await;
     assert_eq!(r.status(), StatusCode::ACCEPTED);
     let known = body(r).await.1;
-    let r = s.post("/api/auth/forgot-password", json!({"email": "ghost@example.com"})).await;
+    let r = s
+        .post(
+            "/api/auth/forgot-password",
+            json!({"email": "ghost@example.com"}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::ACCEPTED);
-    assert_eq!(body(r).await.1, known, "the answer never reveals whether the address exists");
+    assert_eq!(
+        body(r).await.1,
+        known,
+        "the answer never reveals whether the address exists"
+    );
     assert!(app.last_mail_to("ghost@example.com").await.is_none());
     let mail = app.last_mail_to(USER_A).await.expect("reset mail");
     let token = token_after(&mail, "/reset-password?token=");
 
-    let (st, b) = body(s.post("/api/auth/reset-password", json!({"token": token, "password": "short"})).await).await;
+    let (st, b) = body(
+        s.post(
+            "/api/auth/reset-password",
+            json!({"token": token, "password": "short"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(b["message"], "Password must be at least 8 characters");
-    let (st, b) = body(s.post("/api/auth/reset-password", json!({"token": token, "password": "alllowercase1"})).await).await;
+    let (st, b) = body(
+        s.post(
+            "/api/auth/reset-password",
+            json!({"token": token, "password": "alllowercase1"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(b["message"], "Password must contain at least one uppercase letter");
+    assert_eq!(
+        b["message"],
+        "Password must contain at least one uppercase letter"
+    );
 
-    let r = s.post("/api/auth/reset-password", json!({"token": token, "password": "New-Password-2"})).await;
+    let r = s
+        .post(
+            "/api/auth/reset-password",
+            json!({"token": token, "password": "New-Password-2"}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let (st, b) = body(s.post("/api/auth/reset-password", json!({"token": token, "password": "Other-Password-3"})).await).await;
+    let (st, b) = body(
+        s.post(
+            "/api/auth/reset-password",
+            json!({"token": token, "password": "Other-Password-3"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(st, StatusCode::BAD_REQUEST, "single use");
     assert_eq!(b["code"], "invalid_token");
 
-    let r = s.post("/api/auth/login", json!({"email": USER_A, "password": DEMO_PASSWORD})).await;
+    let r = s
+        .post(
+            "/api/auth/login",
+            json!({"email": USER_A, "password": DEMO_PASSWORD}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
-    let r = s.post("/api/auth/login", json!({"email": USER_A, "password": "New-Password-2"})).await;
+    let r = s
+        .post(
+            "/api/auth/login",
+            json!({"email": USER_A, "password": "New-Password-2"}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::OK);
 }
 
@@ -194,30 +342,80 @@ async fn forgot_and_reset_password_with_a_single_use_link() {
 async fn expired_reset_links_are_refused() {
     let app = TestApp::spawn().await;
     let s = app.client().await;
-    s.post("/api/auth/forgot-password", json!({"email": USER_B})).await;
-    let token = token_after(&app.last_mail_to(USER_B).await.unwrap(), "/reset-password?token=");
-    sqlx::query("UPDATE password_resets SET expires_at = '2000-01-01T00:00:00.000000Z'").execute(&app.state.db.pool).await.unwrap();
-    let (st, _) = body(s.post("/api/auth/reset-password", json!({"token": token, "password": "New-Password-2"})).await).await;
+    s.post("/api/auth/forgot-password", json!({"email": USER_B}))
+        .await;
+    let token = token_after(
+        &app.last_mail_to(USER_B).await.unwrap(),
+        "/reset-password?token=",
+    );
+    sqlx::query("UPDATE password_resets SET expires_at = '2000-01-01T00:00:00.000000Z'")
+        .execute(&app.state.db.pool)
+        .await
+        .unwrap();
+    let (st, _) = body(
+        s.post(
+            "/api/auth/reset-password",
+            json!({"token": token, "password": "New-Password-2"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(st, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]
 async fn old_passwords_require_a_change_and_the_current_one_is_checked() {
     let app = TestApp::spawn().await;
-    sqlx::query("UPDATE users SET password_changed_at = '2020-01-01T00:00:00.000000Z' WHERE email = $1")
-        .bind(USER_A)
-        .execute(&app.state.db.pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE users SET password_changed_at = '2020-01-01T00:00:00.000000Z' WHERE email = $1",
+    )
+    .bind(USER_A)
+    .execute(&app.state.db.pool)
+    .await
+    .unwrap();
     let s = app.login(USER_A).await;
-    assert_eq!(s.json("/api/auth/me").await.1["requires_password_change"], true);
-    let (st, b) = body(s.post("/api/auth/change-password", json!({"current_password": "wrong", "new_password": "Fresh-Pass-9"})).await).await;
-    assert_eq!((st, b["code"].as_str()), (StatusCode::BAD_REQUEST, Some("wrong_password")));
-    let (st, b) = body(s.post("/api/auth/change-password", json!({"current_password": DEMO_PASSWORD, "new_password": "abc"})).await).await;
-    assert_eq!((st, b["message"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("Password must be at least 6 characters")));
-    let r = s.post("/api/auth/change-password", json!({"current_password": DEMO_PASSWORD, "new_password": "Fresh-Pass-9"})).await;
+    assert_eq!(
+        s.json("/api/auth/me").await.1["requires_password_change"],
+        true
+    );
+    let (st, b) = body(
+        s.post(
+            "/api/auth/change-password",
+            json!({"current_password": "wrong", "new_password": "Fresh-Pass-9"}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        (st, b["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("wrong_password"))
+    );
+    let (st, b) = body(
+        s.post(
+            "/api/auth/change-password",
+            json!({"current_password": DEMO_PASSWORD, "new_password": "abc"}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        (st, b["message"].as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("Password must be at least 6 characters")
+        )
+    );
+    let r = s
+        .post(
+            "/api/auth/change-password",
+            json!({"current_password": DEMO_PASSWORD, "new_password": "Fresh-Pass-9"}),
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    assert_eq!(s.json("/api/auth/me").await.1["requires_password_change"], false);
+    assert_eq!(
+        s.json("/api/auth/me").await.1["requires_password_change"],
+        false
+    );
 }
 
 #[tokio::test]
@@ -231,11 +429,30 @@ async fn admin_dashboard_metrics_are_computed_from_the_data() {
     assert_eq!(m["total_clients"], 2);
     assert!((m["total_value"].as_f64().unwrap() - total).abs() < 1e-6);
     assert!(total > 0.0);
-    assert_eq!(m["total_levers"], 6, "Bank A uses 4 levers, Bank B 3, PSE in both");
+    assert_eq!(
+        m["total_levers"], 6,
+        "Bank A uses 4 levers, Bank B 3, PSE in both"
+    );
     assert!(m["previous_total"].as_f64().unwrap() < total);
     // A new client changes the count at once.
-    server::db::clients::insert(&app.state.db.pool, &server::db::clients::NewClient { name: "Bank C", description: "", from_date: None, created_by: None, official_cet1_capital: None, official_total_rwas: None, official_cet1_ratio: None }).await.unwrap();
-    assert_eq!(s.json("/api/admin/dashboard/metrics").await.1["total_clients"], 3);
+    server::db::clients::insert(
+        &app.state.db.pool,
+        &server::db::clients::NewClient {
+            name: "Bank C",
+            description: "",
+            from_date: None,
+            created_by: None,
+            official_cet1_capital: None,
+            official_total_rwas: None,
+            official_cet1_ratio: None,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        s.json("/api/admin/dashboard/metrics").await.1["total_clients"],
+        3
+    );
 }
 
 #[tokio::test]
@@ -244,7 +461,12 @@ async fn openapi_document_lists_the_endpoints() {
     let s = app.client().await;
     let (st, doc) = s.json("/api/openapi.json").await;
     assert_eq!(st, StatusCode::OK);
-    for p in ["/api/auth/login", "/api/waitlist", "/api/admin/invitations", "/api/admin/dashboard/metrics"] {
+    for p in [
+        "/api/auth/login",
+        "/api/waitlist",
+        "/api/admin/invitations",
+        "/api/admin/dashboard/metrics",
+    ] {
         assert!(doc["paths"][p].is_object(), "{p}");
     }
     let (st, b) = s.json("/api/does-not-exist").await;
@@ -257,20 +479,55 @@ async fn role_changes_take_effect_at_once_and_are_audited() {
     let app = TestApp::spawn().await;
     let admin = app.login(ADMIN).await;
     let viewer = app.login(VIEWER).await;
-    let (viewer_id,): (String,) = sqlx::query_as("SELECT id FROM users WHERE email = $1").bind(VIEWER).fetch_one(&app.state.db.pool).await.unwrap();
+    let (viewer_id,): (String,) = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+        .bind(VIEWER)
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
     // Non-admins cannot change roles, not even their own.
-    let r = viewer.http.put(app.url(&format!("/api/admin/users/{viewer_id}/role"))).header("x-csrf-token", viewer.cookie("capopt_csrf").unwrap()).json(&json!({"role": "admin"})).send().await.unwrap();
+    let r = viewer
+        .http
+        .put(app.url(&format!("/api/admin/users/{viewer_id}/role")))
+        .header("x-csrf-token", viewer.cookie("capopt_csrf").unwrap())
+        .json(&json!({"role": "admin"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     let put = |role: &str| {
-        admin.http.put(app.url(&format!("/api/admin/users/{viewer_id}/role"))).header("x-csrf-token", admin.cookie("capopt_csrf").unwrap()).json(&json!({"role": role})).send()
+        admin
+            .http
+            .put(app.url(&format!("/api/admin/users/{viewer_id}/role")))
+            .header("x-csrf-token", admin.cookie("capopt_csrf").unwrap())
+            .json(&json!({"role": role}))
+            .send()
     };
-    assert_eq!(put("owner").await.unwrap().status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        put("owner").await.unwrap().status(),
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
     let (st, me) = body(put("user").await.unwrap()).await;
     assert_eq!((st, me["role"].as_str()), (StatusCode::OK, Some("user")));
-    assert_eq!(viewer.json("/api/auth/me").await.1["role"], "user", "the open session sees the new role at once");
-    assert_eq!(server::db::misc::audit_count(&app.state.db.pool, "role_changed").await.unwrap(), 1);
+    assert_eq!(
+        viewer.json("/api/auth/me").await.1["role"],
+        "user",
+        "the open session sees the new role at once"
+    );
+    assert_eq!(
+        server::db::misc::audit_count(&app.state.db.pool, "role_changed")
+            .await
+            .unwrap(),
+        1
+    );
     // An unknown stored role counts as user.
-    sqlx::query("UPDATE users SET role = 'superhero' WHERE id = $1").bind(&viewer_id).execute(&app.state.db.pool).await.unwrap();
+    sqlx::query("UPDATE users SET role = 'superhero' WHERE id = $1")
+        .bind(&viewer_id)
+        .execute(&app.state.db.pool)
+        .await
+        .unwrap();
     assert_eq!(viewer.json("/api/auth/me").await.1["role"], "user");
-    assert_eq!(viewer.json("/api/admin/outbox").await.0, StatusCode::FORBIDDEN);
+    assert_eq!(
+        viewer.json("/api/admin/outbox").await.0,
+        StatusCode::FORBIDDEN
+    );
 }

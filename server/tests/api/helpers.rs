@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use reqwest::cookie::{CookieStore, Jar};
 use reqwest::{Client, Response, StatusCode};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use server::config::Config;
 use server::state::AppState;
 
@@ -39,11 +39,18 @@ mod tempdir {
 
 /// A fresh database URL: a new SQLite file, or a new PostgreSQL database on `TEST_DATABASE_URL`.
 pub async fn fresh_database_url(dir: &std::path::Path) -> Option<String> {
-    let Ok(base) = std::env::var("TEST_DATABASE_URL") else { return None };
+    let Ok(base) = std::env::var("TEST_DATABASE_URL") else {
+        return None;
+    };
     sqlx::any::install_default_drivers();
     let name = format!("capopt_test_{}", uuid::Uuid::new_v4().simple());
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&base).await.expect("connect TEST_DATABASE_URL");
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut conn).await.expect("create test database");
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&base)
+        .await
+        .expect("connect TEST_DATABASE_URL");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut conn)
+        .await
+        .expect("create test database");
     let (prefix, _) = base.rsplit_once('/').expect("database URL with a path");
     let _ = dir;
     Some(format!("{prefix}/{name}"))
@@ -56,14 +63,25 @@ impl TestApp {
         let url = fresh_database_url(&dir.0).await;
         let config = Config::for_tests(dir.0.clone(), url);
         let state = server::build_state(config).await.expect("state");
-        server::seed::seed_demo(&state, DEMO_PASSWORD).await.expect("seed");
+        server::seed::seed_demo(&state, DEMO_PASSWORD)
+            .await
+            .expect("seed");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let app = server::app(state.clone());
         tokio::spawn(async move {
-            axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>()).await.unwrap();
+            axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .await
+            .unwrap();
         });
-        TestApp { base: format!("http://{addr}"), state, _dir: dir }
+        TestApp {
+            base: format!("http://{addr}"),
+            state,
+            _dir: dir,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -73,8 +91,15 @@ impl TestApp {
     /// A browser-like client with its own cookie jar and the CSRF cookie already obtained.
     pub async fn client(&self) -> Session {
         let jar = Arc::new(Jar::default());
-        let http = Client::builder().cookie_provider(jar.clone()).build().unwrap();
-        let s = Session { http, jar, base: self.base.clone() };
+        let http = Client::builder()
+            .cookie_provider(jar.clone())
+            .build()
+            .unwrap();
+        let s = Session {
+            http,
+            jar,
+            base: self.base.clone(),
+        };
         let r = s.get("/api/health").await;
         assert_eq!(r.status(), StatusCode::OK);
         s
@@ -83,18 +108,25 @@ impl TestApp {
     /// A client signed in as `email` with the demo password.
     pub async fn login(&self, email: &str) -> Session {
         let s = self.client().await;
-        let r = s.post("/api/auth/login", json!({"email": email, "password": DEMO_PASSWORD})).await;
+        let r = s
+            .post(
+                "/api/auth/login",
+                json!({"email": email, "password": DEMO_PASSWORD}),
+            )
+            .await;
         assert_eq!(r.status(), StatusCode::OK, "login {email}");
         s
     }
 
     /// The latest mail sent to an address.
     pub async fn last_mail_to(&self, to: &str) -> Option<String> {
-        let row: Option<(String,)> = sqlx::query_as("SELECT body FROM outbox WHERE to_addr = $1 ORDER BY created_at DESC LIMIT 1")
-            .bind(to)
-            .fetch_optional(&self.state.db.pool)
-            .await
-            .unwrap();
+        let row: Option<(String,)> = sqlx::query_as(
+            "SELECT body FROM outbox WHERE to_addr = $1 ORDER BY created_at DESC LIMIT 1",
+        )
+        .bind(to)
+        .fetch_optional(&self.state.db.pool)
+        .await
+        .unwrap();
         row.map(|r| r.0)
     }
 }
@@ -102,7 +134,10 @@ impl TestApp {
 /// Extracts the token that follows `marker` in a mail body.
 pub fn token_after(body: &str, marker: &str) -> String {
     let start = body.find(marker).expect("link in mail") + marker.len();
-    body[start..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect()
+    body[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect()
 }
 
 /// A client session.
@@ -123,21 +158,39 @@ impl Session {
                 all.push_str("; ");
             }
         }
-        all.split("; ").filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        all.split("; ")
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_string())
     }
 
     pub async fn get(&self, path: &str) -> Response {
-        self.http.get(format!("{}{}", self.base, path)).send().await.unwrap()
+        self.http
+            .get(format!("{}{}", self.base, path))
+            .send()
+            .await
+            .unwrap()
     }
 
     pub async fn post(&self, path: &str, body: Value) -> Response {
         let csrf = self.cookie("capopt_csrf").unwrap_or_default();
-        self.http.post(format!("{}{}", self.base, path)).header("x-csrf-token", csrf).json(&body).send().await.unwrap()
+        self.http
+            .post(format!("{}{}", self.base, path))
+            .header("x-csrf-token", csrf)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
     }
 
     pub async fn post_empty(&self, path: &str) -> Response {
         let csrf = self.cookie("capopt_csrf").unwrap_or_default();
-        self.http.post(format!("{}{}", self.base, path)).header("x-csrf-token", csrf).send().await.unwrap()
+        self.http
+            .post(format!("{}{}", self.base, path))
+            .header("x-csrf-token", csrf)
+            .send()
+            .await
+            .unwrap()
     }
 
     pub async fn json(&self, path: &str) -> (StatusCode, Value) {
