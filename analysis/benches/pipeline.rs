@@ -9,9 +9,15 @@
 //! - `analyse`: read, map and evaluate every row (workers), nothing written;
 //! - `end-to-end`: read, evaluate and write the processed file.
 //!
+//! With `CAPOPT_BIN` set to the product binary (`make bench-analysis` builds it), the same files
+//! also go end to end through `capopt analyze`, the command a user runs, with the product's
+//! allocator; its peak memory and CPU time come from `wait4`.
+//!
 //! When `python3` has pandas and/or polars, the scripts in `benches/compare/` apply the same PSE
 //! rules (tables and reference lists exported from this crate) to the same CSV, read to write,
 //! and their figures are printed alongside. Options: `--rows N`, `--xlsx-rows N`, `--no-compare`.
+
+#![allow(unsafe_code)] // wait4 for the peak memory and CPU time of `capopt analyze`
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -153,6 +159,50 @@ fn measure_stage(exe: &Path, stage: &str, input: &Path, out_dir: &Path) -> Resul
         cpu_secs: v["cpu_secs"].as_f64(),
         peak_kb: v["peak_kb"].as_u64().unwrap_or(0),
         out_bytes: v["out_bytes"].as_u64().unwrap_or(0),
+        saving: None,
+    })
+}
+
+/// `capopt analyze` end to end on `input`: wall time, and from `wait4` the CPU time and peak
+/// resident memory of that process alone.
+fn measure_cli(bin: &Path, input: &Path, rows: u64, out_dir: &Path) -> Result<Figure, String> {
+    let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("csv");
+    let output = out_dir.join(format!("optimized_cli.{ext}"));
+    let t = Instant::now();
+    let child = Command::new(bin)
+        .args(["analyze", "--lever", "pse", "--reporting-date"])
+        .arg(reporting_date().to_string())
+        .arg("--input")
+        .arg(input)
+        .arg("--output")
+        .arg(&output)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is valid; `wait4` writes it and the status for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: `pid` is our child, not yet waited for; the pointers are valid for the call.
+    if unsafe { libc::wait4(pid, &mut status, 0, &mut usage) } != pid {
+        return Err("wait4 failed".into());
+    }
+    let secs = t.elapsed().as_secs_f64();
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return Err(format!("capopt analyze failed on {}", input.display()));
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let out_bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
+    let _ = std::fs::remove_file(&output);
+    Ok(Figure {
+        tool: "capopt-cli".into(),
+        file: file_label(input),
+        stage: "end-to-end".into(),
+        rows,
+        secs,
+        cpu_secs: Some(tv(usage.ru_utime) + tv(usage.ru_stime)),
+        peak_kb: usage.ru_maxrss as u64,
+        out_bytes,
         saving: None,
     })
 }
@@ -371,6 +421,14 @@ fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
+    if let Some(bin) = std::env::var_os("CAPOPT_BIN").map(PathBuf::from) {
+        for (input, n) in [(&csv, rows), (&xlsx, xlsx_rows)] {
+            match measure_cli(&bin, input, n, &data) {
+                Ok(f) => figures.push(f),
+                Err(e) => eprintln!("capopt analyze on {}: {e}", input.display()),
+            }
+        }
+    }
     if !args.iter().any(|a| a == "--no-compare") {
         export_reference(&data)?;
         let compare = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/compare");
@@ -406,7 +464,7 @@ fn run(args: &[String]) -> Result<(), String> {
         }
     }
     println!(
-        "\n{:<8} {:<30} {:<11} {:>10} {:>9} {:>9} {:>12} {:>10} {:>9} {:>20}",
+        "\n{:<10} {:<30} {:<11} {:>10} {:>9} {:>9} {:>12} {:>10} {:>9} {:>20}",
         "tool",
         "file",
         "stage",
@@ -420,7 +478,7 @@ fn run(args: &[String]) -> Result<(), String> {
     );
     for f in &figures {
         println!(
-            "{:<8} {:<30} {:<11} {:>10} {:>9.3} {:>9} {:>12.0} {:>10.1} {:>9} {:>20}",
+            "{:<10} {:<30} {:<11} {:>10} {:>9.3} {:>9} {:>12.0} {:>10.1} {:>9} {:>20}",
             f.tool,
             f.file,
             f.stage,
@@ -442,7 +500,10 @@ fn run(args: &[String]) -> Result<(), String> {
         .iter()
         .find(|f| f.tool == "capopt" && f.stage == "end-to-end" && f.file == file_label(&csv));
     if let Some(o) = ours {
-        for f in figures.iter().filter(|f| f.tool != "capopt") {
+        for f in figures
+            .iter()
+            .filter(|f| f.tool != "capopt" && f.tool != "capopt-cli")
+        {
             println!(
                 "{} / capopt on the CSV: {:.1}x the wall time, {:.1}x the CPU time, {:.1}x the peak memory",
                 f.tool,

@@ -186,7 +186,9 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
             });
         if let Err(e) = written {
             // A run without its summary failed: leave no processed file either.
-            let _ = std::fs::remove_file(&args.output);
+            if !crate::pipeline::is_special_file(&args.output) {
+                let _ = std::fs::remove_file(&args.output);
+            }
             return Err(e);
         }
     }

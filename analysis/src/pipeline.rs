@@ -648,11 +648,11 @@ fn process_chunk(
                         o.push(delim);
                     }
                 }
-                write_number(o, suggested, rw_dec, sep);
+                write_number_cell(o, suggested, rw_dec, sep, delim);
                 o.push(delim);
-                write_number(o, delta, rw_dec, sep);
+                write_number_cell(o, delta, rw_dec, sep, delim);
                 o.push(delim);
-                write_number(o, saving, 2, sep);
+                write_number_cell(o, saving, 2, sep, delim);
                 o.push(delim);
                 o.extend_from_slice(plan.analysis_type.as_bytes());
                 o.push(delim);
@@ -692,6 +692,23 @@ fn process_chunk(
                 });
             }
         }
+    }
+}
+
+/// Writes a number as a CSV cell: quoted when its decimal separator is the file's delimiter
+/// (decimal commas in a comma-separated file), so the cell stays one field.
+fn write_number_cell(o: &mut Vec<u8>, v: f64, decimals: u32, sep: u8, delim: u8) {
+    if sep != delim {
+        write_number(o, v, decimals, sep);
+        return;
+    }
+    let start = o.len();
+    o.push(b'"');
+    write_number(o, v, decimals, sep);
+    if o[start + 1..].contains(&delim) {
+        o.push(b'"');
+    } else {
+        o.remove(start);
     }
 }
 
@@ -739,7 +756,9 @@ impl XlsxOut {
         // times quicker than the default on large sheets.
         workbook.set_zip_compression_level(1);
         let bold = rust_xlsxwriter::Format::new().set_bold();
-        let ws = workbook.add_worksheet_with_constant_memory().map_err(xerr)?;
+        let ws = workbook
+            .add_worksheet_with_constant_memory()
+            .map_err(xerr)?;
         ws.set_name("Optimized").map_err(xerr)?;
         for (c, h) in headers.iter().enumerate() {
             ws.write_string_with_format(0, c as u16, neutralise(h).as_ref(), &bold)
@@ -854,6 +873,12 @@ impl Sink<'_> {
             },
         }
     }
+}
+
+/// Whether `p` exists and is something other than a regular file or a directory (a device, a
+/// FIFO, a socket): such a target is written in place and never removed or replaced.
+pub fn is_special_file(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Removes a temporary output file unless disarmed.
@@ -1214,19 +1239,24 @@ pub fn analyze(
         _ => None,
     };
 
-    // Temporary output beside the target.
+    // Temporary output beside the target, renamed over it on success. An existing target that is
+    // not a regular file (`/dev/null`, a FIFO) is written in place: renaming over it would replace
+    // the device with a plain file.
     let (temp, final_path) = match &output {
+        OutputTarget::File(p) if is_special_file(p) => (Some(p.to_path_buf()), None),
         OutputTarget::File(p) => {
+            // Through a symbolic link the file it points at is replaced, not the link.
+            let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let tmp = p.with_file_name(format!(".{name}.{}.partial", std::process::id()));
-            (Some(tmp), Some(p.to_path_buf()))
+            (Some(tmp), Some(p))
         }
         _ => (None, None),
     };
-    let mut guard = TempGuard(temp.clone());
+    let mut guard = TempGuard(final_path.as_ref().and(temp.clone()));
 
     let (plan_tx, plan_rx) = mpsc::sync_channel::<Arc<Plan>>(1);
     // Bounded channels keep at most about 3 x threads + 2 chunks in flight.

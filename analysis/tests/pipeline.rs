@@ -856,3 +856,114 @@ fn negative_bank_figures_get_the_bank_figures_message() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn decimal_commas_in_a_comma_separated_file_are_written_as_quoted_cells() {
+    // Spanish amounts quoted in a comma-separated file: the file's notation is decimal comma,
+    // so the savings written back carry decimal commas and must be quoted to stay one field.
+    let data = "Exposure_ID,NIF,Exposure_Amount,Current_Risk_Weight,Maturity,Currency\n\
+                A,Q9900001J,\"1.234.567,89\",100,2030-01-01,EUR\n\
+                B,Q9900001J,\"2.000.000,00\",100,2030-01-01,EUR\n";
+    let (r, out) = run_mem("es.csv", data.as_bytes(), &pse_engine(), &opts(Lever::Pse)).unwrap();
+    let (h, rows) = read_csv(&out, b',');
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(row.len(), h.len(), "{row:?}");
+    }
+    let saving = col(&h, "Capital_Saving");
+    // Agencia Uno: unrated PSE, Spain CQS 2 -> Table 2: 50 %.
+    assert_eq!(rows[0][col(&h, "Suggested_Risk_Weight")], "50");
+    assert!(rows[0][saving] == "617283,94" || rows[0][saving] == "617283,95");
+    assert_eq!(rows[1][saving], "1000000");
+    assert!((r.summary.total_rwa_saving - 1_617_283.945).abs() < 0.01);
+    // A file whose delimiter is not the decimal separator keeps its numbers unquoted.
+    let semi = data
+        .replace(',', ";")
+        .replace("\"1.234.567;89\"", "1.234.567,89");
+    let semi = semi.replace("\"2.000.000;00\"", "2.000.000,00");
+    let (_, out) = run_mem("es.csv", semi.as_bytes(), &pse_engine(), &opts(Lever::Pse)).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(";617283,9"), "{text}");
+    assert!(!text.contains("\"617283"), "{text}");
+}
+
+#[test]
+fn an_output_that_is_not_a_regular_file_is_written_in_place_never_replaced() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    // A FIFO stands for `/dev/null` and the other special files: the processed file goes into
+    // it, and it is still a FIFO afterwards (renaming a temporary file over it would replace it
+    // with a plain file).
+    let dir = tmp("special_output");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("pipe.csv");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            std::fs::File::open(&fifo)
+                .unwrap()
+                .read_to_string(&mut text)
+                .unwrap();
+            text
+        })
+    };
+    let mut args = AnalyzeArgs {
+        input: fixture("pse_en.csv"),
+        lever: "pse".into(),
+        mapping: None,
+        refdata: Some(fixture("pse_refdata")),
+        ruleset: None,
+        reporting_date: Some(date()),
+        client_country: "ES".into(),
+        cet1_capital: None,
+        total_rwas: None,
+        output: fifo.clone(),
+        summary: None,
+        threads: Some(2),
+        max_file_mb: 20,
+    };
+    let r = run_analyze(&args).unwrap();
+    // Checked before waiting for the reader, which would wait for ever on a replaced FIFO.
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "{kind:?}");
+    let text = reader.join().unwrap();
+    let (h, rows) = read_csv(text.as_bytes(), b',');
+    assert_eq!(rows.len() as u64, r.summary.rows);
+    assert!(h.iter().any(|c| c == "Suggested_Risk_Weight"));
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["pipe.csv".to_string()],
+        "no temporary file left"
+    );
+
+    // Through a symbolic link, the file it points at receives the output; the link stays.
+    let target = dir.join("target.csv");
+    let link = dir.join("link.csv");
+    std::fs::write(&target, "old").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    args.output = link.clone();
+    run_analyze(&args).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&target)
+            .unwrap()
+            .contains("Suggested_Risk_Weight")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
