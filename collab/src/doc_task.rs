@@ -369,6 +369,7 @@ async fn load(
             }
         }
     }
+    let started = Instant::now();
     let stored = match hub.store.load(&id).await {
         Ok(Some(stored)) => stored,
         Ok(None) => {
@@ -382,6 +383,7 @@ async fn load(
             return None;
         }
     };
+    let fetched = started.elapsed();
     let doc = match doc_from_stored(&stored) {
         Ok(doc) => doc,
         Err(e) => {
@@ -390,6 +392,14 @@ async fn load(
             return None;
         }
     };
+    tracing::debug!(
+        doc = %id,
+        fetch_ms = fetched.as_secs_f64() * 1e3,
+        decode_ms = (started.elapsed() - fetched).as_secs_f64() * 1e3,
+        snapshot_bytes = stored.snapshot.as_ref().map_or(0, |s| s.update_v1.len()),
+        tail = stored.updates.len(),
+        "document loaded"
+    );
     let captured = Arc::new(Mutex::new(Vec::new()));
     let sink = captured.clone();
     if doc

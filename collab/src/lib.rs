@@ -23,6 +23,8 @@ mod hub;
 pub mod protocol;
 pub mod report;
 pub mod store;
+#[cfg(feature = "traces")]
+pub mod traces;
 
 pub use close::CloseReason;
 pub use doc_task::{apply_in_order, doc_from_stored, encode_snapshot};
