@@ -85,10 +85,11 @@ clean-test-dbs:
 # Analysis pipeline: 1M-row PSE CSV and 200k-row XLSX, rows/s and peak memory per stage, side by
 # side with pandas and polars when Python has them (analysis/README.md).
 bench-analysis:
-	cargo bench -p analysis --bench pipeline
+	cargo build --release -p server
+	CAPOPT_BIN=$(RELEASE_BIN) cargo bench -p analysis --bench pipeline
 
 ## --- hygiene ---------------------------------------------------------------
-check:
+check: web-deps
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cd web && $(NPM) run typecheck && $(NPM) run lint
