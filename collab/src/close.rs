@@ -8,10 +8,11 @@
 pub const NORMAL: u16 = 1000;
 /// The message could not be decoded as a y-protocols message.
 pub const INVALID_MESSAGE: u16 = 4400;
-/// The caller is not authenticated (no session or an expired one). Sent by the server before
-/// a connection reaches a document.
+/// The caller is not authenticated (no session or an expired one): sent by the server before a
+/// connection reaches a document, or when the session behind an open connection ends.
 pub const UNAUTHENTICATED: u16 = 4401;
-/// The caller is authenticated but may not open this document. Sent by the server.
+/// The caller is authenticated but may not open this document (or lost access to it while
+/// connected). Sent by the server.
 pub const FORBIDDEN: u16 = 4403;
 /// The document does not exist in the store.
 pub const NOT_FOUND: u16 = 4404;
@@ -48,6 +49,16 @@ impl CloseReason {
     pub const INVALID_MESSAGE: Self = Self {
         code: INVALID_MESSAGE,
         reason: "invalid message",
+    };
+    /// The caller has no valid session (none at all, or one that ended while connected).
+    pub const UNAUTHENTICATED: Self = Self {
+        code: UNAUTHENTICATED,
+        reason: "authentication required",
+    };
+    /// The caller may not open this document (or may no longer).
+    pub const FORBIDDEN: Self = Self {
+        code: FORBIDDEN,
+        reason: "access denied",
     };
     /// The document does not exist.
     pub const NOT_FOUND: Self = Self {

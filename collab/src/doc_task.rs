@@ -42,8 +42,18 @@ pub(crate) enum JoinError {
 /// bounded channel allocates its slots 32 at a time, and every loaded document has one.
 pub(crate) enum Cmd {
     Join(Box<Join>),
-    Inbound { conn: u64, msg: Box<Inbound> },
-    Leave { conn: u64 },
+    Inbound {
+        conn: u64,
+        msg: Box<Inbound>,
+    },
+    Leave {
+        conn: u64,
+    },
+    /// The server changed what a connection may do (a role change while it is open).
+    SetAccess {
+        conn: u64,
+        access: Access,
+    },
     State(oneshot::Sender<Result<Vec<u8>, JoinError>>),
     ServerUpdate(Box<ServerUpdate>),
 }
@@ -338,7 +348,7 @@ async fn refuse(
             Cmd::Join(join) => drop(join.ack.send(Err(JoinError::Refused(reason)))),
             Cmd::State(reply) => drop(reply.send(Err(JoinError::Refused(reason)))),
             Cmd::ServerUpdate(su) => drop(su.reply.send(Err(JoinError::Refused(reason)))),
-            Cmd::Inbound { .. } | Cmd::Leave { .. } => {}
+            Cmd::Inbound { .. } | Cmd::Leave { .. } | Cmd::SetAccess { .. } => {}
         }
     }
 }
@@ -596,6 +606,11 @@ impl DocTask {
             }
             Cmd::Inbound { conn, msg } => self.on_inbound(conn, *msg),
             Cmd::Leave { conn } => self.remove_conn(conn, None),
+            Cmd::SetAccess { conn, access } => {
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.access = access;
+                }
+            }
             Cmd::State(reply) => {
                 let state = self
                     .doc()
@@ -1339,7 +1354,7 @@ impl DocTask {
                 Cmd::Join(join) => drop(join.ack.send(Err(JoinError::Retry))),
                 Cmd::State(reply) => drop(reply.send(Err(JoinError::Retry))),
                 Cmd::ServerUpdate(su) => drop(su.reply.send(Err(JoinError::Retry))),
-                Cmd::Inbound { .. } | Cmd::Leave { .. } => {}
+                Cmd::Inbound { .. } | Cmd::Leave { .. } | Cmd::SetAccess { .. } => {}
             }
         }
         let ids: Vec<u64> = self.conns.keys().copied().collect();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use dashmap::DashMap;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -28,6 +28,11 @@ pub enum Access {
     /// SyncStep2 and Update messages are dropped and answered with permission denied.
     ReadOnly,
 }
+
+/// What the server allows a connection at this moment: its [`Access`], or the reason it must
+/// close. The server holds the sending side of a `watch` channel of these and changes it when the
+/// caller's session ends or role changes; see [`Hub::serve_connection_with`].
+pub type Rights = Result<Access, CloseReason>;
 
 /// Tuning of a [`Hub`]. `HubConfig::default()` holds the production values.
 #[derive(Debug, Clone)]
@@ -318,6 +323,26 @@ impl Hub {
         &self,
         doc_id: &str,
         access: Access,
+        stream: St,
+        sink: Si,
+    ) -> CloseReason
+    where
+        St: Stream<Item = Result<Bytes, E>> + Unpin,
+        Si: Sink<Bytes> + Unpin,
+    {
+        let (_fixed, rights) = watch::channel(Ok(access));
+        self.serve_connection_with(doc_id, rights, stream, sink)
+            .await
+    }
+
+    /// [`Hub::serve_connection`] with rights that the server may change while the connection is
+    /// open: a change to another [`Access`] takes effect from the next message read (a viewer's
+    /// edits are refused from then on, an editor's accepted), and an `Err` closes the connection
+    /// with that reason. Dropping the sender freezes the rights as they last were.
+    pub async fn serve_connection_with<St, Si, E>(
+        &self,
+        doc_id: &str,
+        mut rights: watch::Receiver<Rights>,
         mut stream: St,
         mut sink: Si,
     ) -> CloseReason
@@ -325,6 +350,11 @@ impl Hub {
         St: Stream<Item = Result<Bytes, E>> + Unpin,
         Si: Sink<Bytes> + Unpin,
     {
+        let access = match *rights.borrow_and_update() {
+            Ok(access) => access,
+            Err(refused) => return refused,
+        };
+        let reader_rights = rights.clone();
         let cfg = &self.inner.config;
         let conn = self.inner.next_conn.fetch_add(1, Ordering::Relaxed);
         let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(cfg.outbound_queue_frames.max(1));
@@ -386,6 +416,11 @@ impl Hub {
                     return CloseReason::INVALID_MESSAGE;
                 };
                 for msg in messages {
+                    // The rights as they are now: a role change applies from the next message.
+                    let access = match *reader_rights.borrow() {
+                        Ok(access) => access,
+                        Err(revoked) => return revoked,
+                    };
                     let msg = match msg {
                         Inbound::SyncStep2(u) | Inbound::Update(u)
                             if access == Access::ReadOnly =>
@@ -438,10 +473,33 @@ impl Hub {
             }
             CloseReason::INTERNAL_ERROR
         };
-        tokio::pin!(reader, writer);
+        let watch_rights = async {
+            loop {
+                if rights.changed().await.is_err() {
+                    // The server let go of the rights: they stay as they are.
+                    std::future::pending::<()>().await;
+                }
+                let now = *rights.borrow_and_update();
+                match now {
+                    Err(revoked) => return revoked,
+                    Ok(access) => {
+                        if entry
+                            .tx
+                            .send(Cmd::SetAccess { conn, access })
+                            .await
+                            .is_err()
+                        {
+                            return CloseReason::INTERNAL_ERROR;
+                        }
+                    }
+                }
+            }
+        };
+        tokio::pin!(reader, writer, watch_rights);
         tokio::select! {
             biased;
             closed = &mut close_rx => closed.unwrap_or(CloseReason::INTERNAL_ERROR),
+            why = &mut watch_rights => why,
             why = &mut reader => why,
             why = &mut writer => why,
         }

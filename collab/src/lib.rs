@@ -29,7 +29,7 @@ pub mod traces;
 pub use close::CloseReason;
 pub use doc_task::{apply_in_order, doc_from_stored, encode_snapshot};
 pub use fanout::{Fanout, FanoutError, FanoutStream, MemoryFanout};
-pub use hub::{Access, Hub, HubConfig};
+pub use hub::{Access, Hub, HubConfig, Rights};
 pub use store::{DocStore, MemoryStore, Snapshot, SnapshotEncoding, StoreError, StoredDoc};
 
 /// Errors of this crate's non-connection functions (reading stored documents, report content).

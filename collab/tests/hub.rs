@@ -138,6 +138,59 @@ async fn read_only_edits_are_dropped_and_answered_with_permission_denied() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn rights_changed_while_connected_apply_from_the_next_message() {
+    let (hub, store) = hub_with_doc(config()).await;
+    let mut editor = Client::new("editor", Access::ReadWrite);
+    let mut watcher = Client::new("watcher", Access::ReadWrite);
+    let rights = editor.connect_with_rights(&hub, "r1");
+    watcher.connect(&hub, "r1");
+    let mut clients = [editor, watcher];
+    pump_until_quiet(&mut clients).await;
+    let [mut editor, watcher] = clients;
+    editor.edit(insert("kept", 0));
+    let mut clients = [editor, watcher];
+    pump_until_quiet(&mut clients).await;
+    let [mut editor, watcher] = clients;
+    assert_eq!(watcher.text(), "kept");
+
+    // Demoted to viewer (a role change): its next edit is refused, never relayed or stored.
+    rights.send(Ok(Access::ReadOnly)).unwrap();
+    settle(10).await;
+    let before = store.get("r1").unwrap();
+    editor.edit(insert("after the demotion ", 0));
+    let mut clients = [editor, watcher];
+    pump_until_quiet(&mut clients).await;
+    let [mut editor, watcher] = clients;
+    assert_eq!(editor.denied, 1, "permission denied sent");
+    assert_eq!(watcher.text(), "kept", "never relayed");
+    settle(100).await;
+    assert_eq!(store.get("r1").unwrap(), before, "never stored");
+    assert!(editor.connected(), "a demoted editor keeps reading");
+
+    // The session ended: the connection closes with the reason the server gave.
+    rights.send(Err(CloseReason::UNAUTHENTICATED)).unwrap();
+    let link = editor.link.take().unwrap();
+    let why = tokio::time::timeout(Duration::from_secs(1), link.handle)
+        .await
+        .expect("closed at once")
+        .unwrap();
+    assert_eq!(why, CloseReason::UNAUTHENTICATED);
+    drop(watcher);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_refused_from_the_start_never_joins() {
+    let (hub, _store) = hub_with_doc(config()).await;
+    let (rights_tx, rights) = tokio::sync::watch::channel(Err(CloseReason::FORBIDDEN));
+    let stream = futures_util::stream::pending::<Result<Bytes, std::convert::Infallible>>();
+    let sink = futures_util::sink::drain::<Bytes>();
+    let why = hub.serve_connection_with("r1", rights, stream, sink).await;
+    assert_eq!(why, CloseReason::FORBIDDEN);
+    assert!(!hub.is_loaded("r1"), "the document was never loaded for it");
+    drop(rights_tx);
+}
+
+#[tokio::test(start_paused = true)]
 async fn awareness_is_removed_when_its_connection_closes() {
     let (hub, _store) = hub_with_doc(config()).await;
     let mut a = Client::new("a", Access::ReadWrite);

@@ -49,6 +49,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         collab,
         config: Arc::new(config),
         hub: realtime::Hub::new(),
+        doc_sessions: docs::DocSessions::default(),
     };
     realtime::start(&state).await?;
     let limits = state.limits.clone();

@@ -26,4 +26,22 @@ pub struct AppState {
     pub collab: collab::Hub,
     /// The realtime event hub (`/api/ws`).
     pub hub: Hub,
+    /// The open document sockets and the sessions behind them.
+    pub doc_sessions: crate::docs::DocSessions,
+}
+
+impl AppState {
+    /// Re-checks at once every socket of a user on this instance, event and document sockets
+    /// alike (after a sign-out, a password reset or a role change); other instances catch up at
+    /// their next periodic re-check.
+    pub async fn recheck_user(&self, user_id: &str) {
+        self.hub.recheck_user(self, user_id).await;
+        self.doc_sessions.recheck_user(self, user_id).await;
+    }
+
+    /// Re-checks every open socket on this instance (the periodic check).
+    pub async fn recheck_all(&self) {
+        self.hub.recheck(self).await;
+        self.doc_sessions.recheck(self).await;
+    }
 }

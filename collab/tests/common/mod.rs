@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use collab::protocol::{self, Inbound};
-use collab::{Access, CloseReason, Hub};
+use collab::{Access, CloseReason, Hub, Rights};
 use futures_util::SinkExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -50,6 +50,39 @@ pub fn connect_raw(hub: &Hub, doc: &str, access: Access) -> Link {
         from_server,
         handle,
     }
+}
+
+/// Opens a raw connection whose rights the caller holds and may change while it is open.
+pub fn connect_with_rights(
+    hub: &Hub,
+    doc: &str,
+    access: Access,
+) -> (Link, tokio::sync::watch::Sender<Rights>) {
+    let (rights_tx, rights) = tokio::sync::watch::channel(Ok(access));
+    let (to_server, rx) = mpsc::unbounded_channel::<Result<Bytes, Infallible>>();
+    let (tx, from_server) = mpsc::unbounded_channel::<Bytes>();
+    let stream: ServerStream = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|m| (m, rx))
+    }));
+    let sink = Box::pin(futures_util::sink::unfold(
+        tx,
+        |tx, frame: Bytes| async move {
+            tx.send(frame).map_err(|_| ())?;
+            Ok::<_, ()>(tx)
+        },
+    ));
+    let hub = hub.clone();
+    let doc = doc.to_owned();
+    let handle =
+        tokio::spawn(async move { hub.serve_connection_with(&doc, rights, stream, sink).await });
+    (
+        Link {
+            to_server,
+            from_server,
+            handle,
+        },
+        rights_tx,
+    )
 }
 
 /// Opens a connection whose sink never accepts a frame (a peer that stopped reading).
@@ -138,6 +171,20 @@ impl Client {
         let sv = self.doc.transact().state_vector();
         link.to_server.send(Ok(protocol::sync_step1(&sv))).unwrap();
         self.link = Some(link);
+    }
+
+    /// Connects like [`Client::connect`], with rights the caller may change while connected.
+    pub fn connect_with_rights(
+        &mut self,
+        hub: &Hub,
+        doc: &str,
+    ) -> tokio::sync::watch::Sender<Rights> {
+        self.take_captured();
+        let (link, rights) = connect_with_rights(hub, doc, self.access);
+        let sv = self.doc.transact().state_vector();
+        link.to_server.send(Ok(protocol::sync_step1(&sv))).unwrap();
+        self.link = Some(link);
+        rights
     }
 
     /// Drops the connection (like closing the tab or losing the network).

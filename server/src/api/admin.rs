@@ -47,7 +47,7 @@ pub async fn set_user_role(
         .await?
         .ok_or_else(|| ApiError::not_found("User not found"))?;
     users::set_role(&state.db.pool, &id, role.as_str()).await?;
-    state.hub.recheck_user(&state, &id).await;
+    state.recheck_user(&id).await;
     crate::audit::record(
         &state,
         AuditEvent {

@@ -337,12 +337,12 @@ pub async fn refresh(
 pub async fn logout(State(state): State<AppState>, jar: CookieJar) -> ApiResult<impl IntoResponse> {
     if let Some(user) = auth::authenticate(&state, &jar).await? {
         sessions::revoke_session(&state.db.pool, &user.session_id).await?;
-        state.hub.recheck_user(&state, &user.id).await;
+        state.recheck_user(&user.id).await;
     } else if let Some(r) = jar.get(auth::REFRESH_COOKIE).map(|c| c.value().to_owned())
         && let Some(row) = sessions::refresh_by_hash(&state.db.pool, &hash_token(&r)).await?
     {
         sessions::revoke_session(&state.db.pool, &row.session_id).await?;
-        state.hub.recheck_user(&state, &row.user_id).await;
+        state.recheck_user(&row.user_id).await;
     }
     let jar = jar
         .add(auth::removal_cookie(auth::ACCESS_COOKIE, "/"))
@@ -453,7 +453,7 @@ pub async fn reset_password(
     users::set_password(&mut *tx, &user_id, &hash).await?;
     tx.commit().await?;
     sessions::revoke_user_sessions(&state.db.pool, &user_id).await?;
-    state.hub.recheck_user(&state, &user_id).await;
+    state.recheck_user(&user_id).await;
     crate::audit::record(
         &state,
         AuditEvent {

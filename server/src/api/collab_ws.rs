@@ -12,6 +12,9 @@
 //! - members of the report's client and admins edit; viewers read only (the hub drops their sync
 //!   updates and answers with the protocol's permission-denied message).
 //!
+//! The rights follow the session while the socket is open (`docs::sessions`): a sign-out closes
+//! it with 4401, a lost membership with 4403, a change of role applies from the next message.
+//!
 //! This module only adapts axum's socket: the protocol, the document and its persistence belong
 //! to `collab::Hub`.
 
@@ -23,12 +26,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum_extra::extract::cookie::CookieJar;
 use bytes::Bytes;
-use collab::Access;
-use collab::close::{self, CloseReason};
+use collab::close::CloseReason;
 use futures_util::{SinkExt, StreamExt};
 
-use crate::auth::{Role, authenticate};
+use crate::auth::{AuthUser, authenticate};
 use crate::db::reports;
+use crate::docs::sessions::rights_for;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -40,27 +43,16 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/collab/{report_id}", get(collab_socket))
 }
 
-/// Refused before reaching the document: no session.
-const UNAUTHENTICATED: CloseReason = CloseReason {
-    code: close::UNAUTHENTICATED,
-    reason: "authentication required",
-};
-/// Refused before reaching the document: the report belongs to another client.
-const FORBIDDEN: CloseReason = CloseReason {
-    code: close::FORBIDDEN,
-    reason: "access denied",
-};
-
-/// What the caller may do with the report, or why it is refused.
+/// The caller and the client of the report when they may open it, or why they are refused.
 async fn decide(
     state: &AppState,
     headers: &HeaderMap,
     report_id: &str,
-) -> Result<Access, CloseReason> {
+) -> Result<(AuthUser, String), CloseReason> {
     let jar = CookieJar::from_headers(headers);
     let user = match authenticate(state, &jar).await {
         Ok(Some(user)) => user,
-        Ok(None) => return Err(UNAUTHENTICATED),
+        Ok(None) => return Err(CloseReason::UNAUTHENTICATED),
         Err(e) => {
             tracing::error!(error = %e, "collab socket: authentication failed");
             return Err(CloseReason::INTERNAL_ERROR);
@@ -74,14 +66,8 @@ async fn decide(
             return Err(CloseReason::INTERNAL_ERROR);
         }
     };
-    if !user.can_read_client(&client_id) {
-        return Err(FORBIDDEN);
-    }
-    Ok(if user.role == Role::Viewer {
-        Access::ReadOnly
-    } else {
-        Access::ReadWrite
-    })
+    rights_for(&user, &client_id)?;
+    Ok((user, client_id))
 }
 
 /// Opens the collaborative document of a report.
@@ -107,7 +93,7 @@ async fn serve(
     state: AppState,
     socket: WebSocket,
     report_id: String,
-    decision: Result<Access, CloseReason>,
+    decision: Result<(AuthUser, String), CloseReason>,
 ) {
     let (mut tx, mut rx) = socket.split();
     let why = match decision {
@@ -131,7 +117,13 @@ async fn serve(
             .await;
             return;
         }
-        Ok(access) => {
+        Ok((user, client_id)) => {
+            // Registered for as long as the socket is served, so that a sign-out or a role change
+            // reaches it (see `docs::sessions`).
+            let (_registration, rights) =
+                state
+                    .doc_sessions
+                    .register(&user, &client_id, rights_for(&user, &client_id));
             let rx = rx.filter_map(|m| async move {
                 match m {
                     Ok(Message::Binary(b)) => Some(Ok(b)),
@@ -147,7 +139,7 @@ async fn serve(
                 .with(|b: Bytes| std::future::ready(Ok::<_, axum::Error>(Message::Binary(b))));
             state
                 .collab
-                .serve_connection(&report_id, access, Box::pin(rx), &mut frames)
+                .serve_connection_with(&report_id, rights, Box::pin(rx), &mut frames)
                 .await
         }
     };

@@ -3,10 +3,12 @@
 //! serves `/api/collab/{reportId}`.
 
 pub mod redis_fanout;
+pub mod sessions;
 pub mod store;
 
 use std::sync::Arc;
 
+pub use sessions::DocSessions;
 pub use store::SqlDocStore;
 
 use crate::config::Config;

@@ -455,7 +455,7 @@ impl Hub {
 /// Loads the caller behind a session through [`crate::auth::authenticate`] (the one place where
 /// rights are established), with a short-lived token minted for that session: `None` when the
 /// session ended or the user is gone.
-async fn reauthenticate(
+pub(crate) async fn reauthenticate(
     state: &AppState,
     user_id: &str,
     session_id: &str,
@@ -490,7 +490,7 @@ pub async fn start(state: &AppState) -> anyhow::Result<()> {
         tick.tick().await;
         loop {
             tokio::select! {
-                _ = tick.tick() => st.hub.recheck(&st).await,
+                _ = tick.tick() => st.recheck_all().await,
                 _ = st.hub.inner.shutdown.cancelled() => break,
             }
         }

@@ -1275,3 +1275,62 @@ async fn group_commits_are_merged_into_one_small_row() {
         .unwrap();
     assert_eq!(store.load("m").await.unwrap().unwrap().last_seq(), 22);
 }
+
+#[tokio::test]
+async fn open_document_sockets_follow_sign_out_and_role_changes() {
+    let app = TestApp::spawn().await;
+    let user = app.login(USER_A).await;
+    let approver = app.login(APPROVER).await;
+    let admin = app.login(ADMIN).await;
+    let id = create(&user, "Followed").await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, me) = approver.json("/api/auth/me").await;
+    let approver_id = me["id"].as_str().unwrap().to_string();
+
+    let mut writer = ypeer::Peer::connect(&app.base, &id, &user).await;
+    let mut demoted = ypeer::Peer::connect(&app.base, &id, &approver).await;
+    for p in [&mut writer, &mut demoted] {
+        p.until("initial sections", |p| {
+            collab::report::sections_of(&p.doc).len() == 1
+        })
+        .await;
+    }
+    demoted.type_text("t", "before ").await;
+    writer
+        .until("the approver's edit", |p| p.text("t") == "before ")
+        .await;
+
+    // The approver becomes a viewer while the socket is open: the next edit is refused.
+    let r = admin
+        .http
+        .put(app.url(&format!("/api/admin/users/{approver_id}/role")))
+        .header("x-csrf-token", admin.cookie("capopt_csrf").unwrap())
+        .json(&json!({"role": "viewer"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    demoted.type_text("t", "after").await;
+    demoted.until("permission denied", |p| p.denied >= 1).await;
+    writer.drain(300).await;
+    assert_eq!(writer.text("t"), "before ", "never relayed");
+    let store = SqlDocStore::new(&app.state.db);
+    assert_eq!(stored_text(&store, &id, "t", "before ").await, "before ");
+    // It still reads what others write.
+    writer.type_text("t", "more").await;
+    demoted
+        .until("the writer's edit", |p| p.text("t").contains("more"))
+        .await;
+
+    // Signing out closes the session's document socket with the shared code.
+    assert_eq!(
+        user.post_empty("/api/auth/logout").await.status(),
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        ypeer::close_code(&mut writer.ws).await,
+        Some(collab::close::UNAUTHENTICATED)
+    );
+}
