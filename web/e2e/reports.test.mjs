@@ -1,5 +1,6 @@
 // The report generator in two browsers against the real server: the list, creating a report,
-// live co-editing (text and carets) and the read-only view of a viewer.
+// live co-editing (text and carets), the read-only view of a viewer, renaming from the card menu,
+// the editor following a colleague's rename or status change, and the editor's toolbar and panel.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 
@@ -16,7 +17,7 @@ describe('report generator', () => {
     await ana.waitForURL((url) => url.pathname === '/client/home')
     await ana.getByRole('link', { name: 'Report Generator' }).click()
     await ana.getByRole('heading', { name: 'Report Generator' }).waitFor()
-    await ana.getByRole('button', { name: 'Create Your First Report' }).waitFor()
+    await ana.getByRole('heading', { name: 'Create Your First Report' }).waitFor()
     await ana.getByText('0 of 100 drafts used this month').waitFor()
 
     // New Report opens the editor on the server-built sections.
@@ -120,5 +121,157 @@ describe('report generator', () => {
       assert.deepEqual(p.errors, [])
       await p.context().close()
     }
+  })
+
+  it('renames a report from its card menu (Enter saves, Escape cancels) and opens cards from the keyboard', async () => {
+    const ana = await newPage(env.browser, env.server.baseUrl)
+    await login(ana, ACCOUNTS.userA)
+    await ana.waitForURL((url) => url.pathname === '/client/home')
+    const { status, body } = await apiCall(ana, 'POST', '/api/reports', { name: 'Menu rename' })
+    assert.equal(status, 201)
+    await ana.goto('/client/report-generator')
+    await ana.getByRole('article', { name: 'Menu rename' }).waitFor()
+    const focusedLabel = () => ana.evaluate(() => globalThis.document.activeElement?.getAttribute('aria-label') ?? globalThis.document.activeElement?.textContent)
+
+    // Rename then Escape: the field takes the focus (and keeps it once the menu has closed),
+    // Escape cancels and nothing changes.
+    await ana.getByRole('button', { name: 'Actions for Menu rename' }).click()
+    await ana.getByRole('menuitem', { name: 'Rename' }).click()
+    const field = ana.getByRole('article', { name: 'Menu rename' }).getByRole('textbox', { name: 'Report name' })
+    await field.waitFor()
+    await ana.waitForTimeout(300)
+    assert.equal(await focusedLabel(), 'Report name')
+    await ana.keyboard.press('ControlOrMeta+a')
+    await ana.keyboard.type('Discarded name')
+    await ana.keyboard.press('Escape')
+    await field.waitFor({ state: 'detached' })
+    await ana.getByRole('link', { name: 'Menu rename', exact: true }).waitFor()
+    assert.equal((await apiCall(ana, 'GET', `/api/reports/${body.id}`)).body.report.name, 'Menu rename')
+
+    // Rename then Enter saves (typing goes to the field: the focus never left it).
+    await ana.getByRole('button', { name: 'Actions for Menu rename' }).click()
+    await ana.getByRole('menuitem', { name: 'Rename' }).click()
+    await field.waitFor()
+    await ana.waitForTimeout(300)
+    assert.equal(await focusedLabel(), 'Report name')
+    await ana.keyboard.press('ControlOrMeta+a')
+    await ana.keyboard.type('Menu renamed')
+    await ana.keyboard.press('Enter')
+    await ana.getByText('Report renamed successfully').waitFor()
+    await ana.getByRole('article', { name: 'Menu renamed' }).waitFor()
+    assert.equal((await apiCall(ana, 'GET', `/api/reports/${body.id}`)).body.report.name, 'Menu renamed')
+
+    // Keyboard: Tab reaches the newest card's link, Enter opens the editor.
+    await ana.getByRole('button', { name: 'List view' }).focus()
+    await ana.keyboard.press('Tab')
+    assert.equal(await focusedLabel(), 'Menu renamed')
+    await ana.keyboard.press('Enter')
+    await ana.waitForURL((url) => url.pathname === `/client/report-generator/edit/${body.id}`)
+    await ana.getByRole('textbox', { name: 'Introduction content' }).waitFor()
+
+    assert.deepEqual(ana.errors, [])
+    await ana.context().close()
+  })
+
+  it('follows a colleague’s rename live and saves only what was changed here', async () => {
+    const ana = await newPage(env.browser, env.server.baseUrl)
+    await login(ana, ACCOUNTS.userA)
+    await ana.waitForURL((url) => url.pathname === '/client/home')
+    const { body } = await apiCall(ana, 'POST', '/api/reports', { name: 'Live metadata' })
+    const editorUrl = `/client/report-generator/edit/${body.id}`
+    await ana.goto(editorUrl)
+    const anaName = ana.getByRole('textbox', { name: 'Report name' })
+    await ana.getByRole('textbox', { name: 'Introduction content' }).waitFor()
+
+    const pablo = await newPage(env.browser, env.server.baseUrl)
+    await login(pablo, ACCOUNTS.approver)
+    await pablo.waitForURL((url) => url.pathname === '/client/home')
+    await pablo.goto(editorUrl)
+    await pablo.getByRole('textbox', { name: 'Introduction content' }).waitFor()
+
+    // Ana changes the status and has not saved yet; Pablo renames and saves.
+    await ana.getByRole('combobox', { name: 'Status' }).selectOption('published')
+    await ana.getByText('Unsaved changes').waitFor()
+    await pablo.getByRole('textbox', { name: 'Report name' }).fill('Renamed by Pablo')
+    await pablo.getByRole('button', { name: 'Save Changes' }).click()
+    await pablo.getByRole('button', { name: 'Saved' }).waitFor()
+
+    // Ana's editor shows the new name at once, and her status change is still pending.
+    await ana.waitForFunction(() => globalThis.document.querySelector('input[aria-label="Report name"]')?.value === 'Renamed by Pablo')
+    await ana.getByRole('heading', { level: 1, name: 'Renamed by Pablo' }).waitFor()
+    await ana.getByText('Unsaved changes').waitFor()
+    assert.equal(await anaName.inputValue(), 'Renamed by Pablo')
+
+    // Her save keeps Pablo's name; Pablo's editor follows her status.
+    await ana.getByRole('button', { name: 'Save Changes' }).click()
+    await ana.getByRole('button', { name: 'Saved' }).waitFor()
+    const saved = (await apiCall(ana, 'GET', `/api/reports/${body.id}`)).body.report
+    assert.equal(saved.name, 'Renamed by Pablo')
+    assert.equal(saved.status, 'published')
+    await pablo.waitForFunction(() => globalThis.document.querySelector('select[aria-label="Status"]')?.value === 'published')
+    await pablo.getByRole('button', { name: 'Saved' }).waitFor()
+
+    // A name Pablo is typing stays his (and unsaved) when Ana renames meanwhile.
+    await pablo.getByRole('textbox', { name: 'Report name' }).fill('Pablo typing')
+    await ana.getByRole('textbox', { name: 'Report name' }).fill('Ana final')
+    await ana.getByRole('button', { name: 'Save Changes' }).click()
+    await ana.getByRole('button', { name: 'Saved' }).waitFor()
+    await pablo.getByRole('heading', { level: 1, name: 'Ana final' }).waitFor()
+    assert.equal(await pablo.getByRole('textbox', { name: 'Report name' }).inputValue(), 'Pablo typing')
+    await pablo.getByText('Unsaved changes').waitFor()
+
+    for (const p of [ana, pablo]) {
+      assert.deepEqual(p.errors, [])
+      await p.context().close()
+    }
+  })
+
+  it('sets any font size from 8 to 72, refuses others, renames sections by button and folds Structure', async () => {
+    const ana = await newPage(env.browser, env.server.baseUrl)
+    await login(ana, ACCOUNTS.userA)
+    await ana.waitForURL((url) => url.pathname === '/client/home')
+    const { body } = await apiCall(ana, 'POST', '/api/reports', { name: 'Toolbar' })
+    await ana.goto(`/client/report-generator/edit/${body.id}`)
+    const intro = ana.getByRole('textbox', { name: 'Introduction content' })
+    await intro.click()
+    await ana.keyboard.type('Capital ratios.')
+    await ana.keyboard.press('ControlOrMeta+a')
+
+    const size = ana.getByRole('combobox', { name: 'Font size' })
+    await size.fill('13')
+    await size.press('Enter')
+    await intro.locator('span[style*="font-size: 13pt"]').waitFor()
+
+    await size.fill('90')
+    await size.press('Enter')
+    await ana.getByRole('alert').filter({ hasText: 'Font size must be a whole number from 8 to 72.' }).waitFor()
+    assert.equal(await size.getAttribute('aria-invalid'), 'true')
+    assert.equal(await intro.locator('span[style*="font-size: 90pt"]').count(), 0)
+    await size.fill('abc')
+    await size.press('Enter')
+    assert.equal(await intro.locator('span[style*="font-size: 13pt"]').count(), 1)
+
+    // Section rename by its button, from the keyboard; double-clicking the heading does not rename.
+    await ana.getByRole('heading', { name: 'Introduction', exact: true }).dblclick()
+    assert.equal(await ana.getByRole('textbox', { name: 'Section title' }).count(), 0)
+    await ana.getByRole('button', { name: 'Rename Introduction' }).focus()
+    await ana.keyboard.press('Enter')
+    await ana.getByRole('textbox', { name: 'Section title' }).waitFor()
+    await ana.keyboard.press('ControlOrMeta+a')
+    await ana.keyboard.type('Executive Summary')
+    await ana.keyboard.press('Enter')
+    await ana.getByRole('region', { name: 'Executive Summary' }).waitFor()
+
+    // Structure folds and unfolds.
+    const structure = ana.getByRole('button', { name: 'Structure' })
+    assert.equal(await structure.getAttribute('aria-expanded'), 'true')
+    await structure.click()
+    await ana.getByRole('button', { name: 'Add Custom Section' }).waitFor({ state: 'hidden' })
+    assert.equal(await structure.getAttribute('aria-expanded'), 'false')
+    await structure.click()
+    await ana.getByRole('button', { name: 'Add Custom Section' }).waitFor()
+
+    assert.deepEqual(ana.errors, [])
+    await ana.context().close()
   })
 })

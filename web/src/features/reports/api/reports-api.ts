@@ -1,6 +1,7 @@
 import type { CreateFolderRequest } from '@/api/types/CreateFolderRequest'
 import type { CreateReportRequest } from '@/api/types/CreateReportRequest'
 import type { DraftLimit } from '@/api/types/DraftLimit'
+import type { EventFrame } from '@/api/types/EventFrame'
 import type { ReportDetail } from '@/api/types/ReportDetail'
 import type { ReportFolder } from '@/api/types/ReportFolder'
 import type { ReportSummary } from '@/api/types/ReportSummary'
@@ -80,4 +81,25 @@ export function reportsTopic(clientId: string): string {
 export function useLiveReportList(clientId: string | null) {
   const invalidate = useInvalidate()
   useRealtimeTopic(clientId ? reportsTopic(clientId) : null, { onEvent: () => void invalidate(), onResync: () => void invalidate() })
+}
+
+/** Whether a report-list event is about the report `reportId` (its payload is `{ id }`). */
+export function isEventAbout(frame: EventFrame, reportId: string): boolean {
+  const data = frame.data
+  return typeof data === 'object' && data !== null && !Array.isArray(data) && data.id === reportId
+}
+
+/**
+ * Keeps an open report live on the same topic as the list: a change to this report by anyone
+ * refetches it, and so does a reconnect or a missed event (a sequence gap).
+ */
+export function useLiveReport(clientId: string | null, reportId: string) {
+  const client = useQueryClient()
+  const refetch = () => void client.invalidateQueries({ queryKey: reportKeys.detail(reportId) })
+  useRealtimeTopic(clientId ? reportsTopic(clientId) : null, {
+    onEvent: (frame) => {
+      if (isEventAbout(frame, reportId)) refetch()
+    },
+    onResync: refetch,
+  })
 }

@@ -1,7 +1,7 @@
 import type { Editor } from '@tiptap/core'
 import { useEditorState } from '@tiptap/react'
 import { Bold, Heading1, Heading2, Heading3, Italic, List, ListOrdered, Underline } from 'lucide-react'
-import type { ReactNode } from 'react'
+import { useId, useState, type ReactNode } from 'react'
 
 import { Button } from '@/components/ui/button'
 import { cn } from '@/lib/cn'
@@ -21,8 +21,104 @@ export const TOOLBAR_FONTS = [
   'Inter',
 ] as const
 
-/** Font sizes offered, 8 to 72 points. */
+/** Smallest and largest font size, in points. */
+export const FONT_SIZE_MIN = 8
+export const FONT_SIZE_MAX = 72
+/** Quick picks of the font size field (any whole size from 8 to 72 may be typed). */
 export const TOOLBAR_SIZES = [8, 9, 10, 11, 12, 14, 16, 18, 20, 24, 28, 32, 36, 48, 60, 72] as const
+export const FONT_SIZE_ERROR = `Font size must be a whole number from ${FONT_SIZE_MIN} to ${FONT_SIZE_MAX}.`
+
+/**
+ * Reads the font size field: a whole number from 8 to 72 is that size, an empty field is the
+ * default size (null), anything else is refused (undefined).
+ */
+export function parseFontSize(text: string): number | null | undefined {
+  const clean = text.trim()
+  if (clean === '') return null
+  if (!/^\d+$/.test(clean)) return undefined
+  const size = Number(clean)
+  return size >= FONT_SIZE_MIN && size <= FONT_SIZE_MAX ? size : undefined
+}
+
+type FontSizeInputProps = {
+  /** The selection's size as stored in the text style (`12pt`), or '' for the default. */
+  size: string
+  disabled: boolean
+  /** Applies a size (null: back to the default); `refocus` returns the focus to the text. */
+  onApply: (size: number | null, refocus: boolean) => void
+}
+
+/**
+ * The font size field: type a size and press Enter (or leave the field), or pick a quick size.
+ * A refused value changes nothing and says why; Escape restores the current size.
+ */
+function FontSizeInput({ size, disabled, onApply }: FontSizeInputProps) {
+  const current = size === '' ? '' : String(parseFloat(size))
+  const [draft, setDraft] = useState<string | null>(null)
+  const [refused, setRefused] = useState(false)
+  const listId = useId()
+  const errorId = useId()
+  /** Applies `text` if valid; returns whether it was. */
+  const commit = (text: string, refocus: boolean): boolean => {
+    const parsed = parseFontSize(text)
+    if (parsed === undefined) {
+      setRefused(true)
+      return false
+    }
+    setRefused(false)
+    setDraft(null)
+    if (String(parsed ?? '') !== current) onApply(parsed, refocus)
+    return true
+  }
+  return (
+    <>
+      <input
+        type="text"
+        inputMode="numeric"
+        aria-label="Font size"
+        placeholder="Size"
+        list={listId}
+        disabled={disabled}
+        value={draft ?? current}
+        aria-invalid={refused || undefined}
+        aria-describedby={refused ? errorId : undefined}
+        onChange={(e) => {
+          const text = e.target.value
+          setDraft(text)
+          setRefused(false)
+          // A quick pick chosen from the list applies at once; typed digits wait for Enter.
+          const inputType = (e.nativeEvent as InputEvent).inputType
+          const picked = inputType === undefined || inputType === 'insertReplacementText'
+          if (picked && (TOOLBAR_SIZES as readonly number[]).includes(Number(text))) commit(text, true)
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault()
+            commit(draft ?? current, true)
+          } else if (e.key === 'Escape') {
+            setDraft(null)
+            setRefused(false)
+          }
+        }}
+        onBlur={() => {
+          // Leaving the field applies a valid size; a refused one goes back to the current size.
+          if (draft !== null && !commit(draft, false)) setDraft(null)
+        }}
+        className="h-8 w-16 rounded-md border border-slate-300 bg-white px-2 text-sm aria-invalid:border-red-500"
+      />
+      <datalist id={listId}>
+        {TOOLBAR_SIZES.map((s) => (
+          <option key={s} value={s} />
+        ))}
+      </datalist>
+      {refused && (
+        <span id={errorId} role="alert" className="text-xs text-red-700">
+          {FONT_SIZE_ERROR}
+        </span>
+      )}
+    </>
+  )
+}
 
 function ToolButton({ label, active, disabled, onClick, children }: { label: string; active: boolean; disabled: boolean; onClick: () => void; children: ReactNode }) {
   return (
@@ -106,20 +202,14 @@ export function EditorToolbar({ editor }: { editor: Editor | null }) {
           </option>
         ))}
       </select>
-      <select
-        aria-label="Font size"
+      <FontSizeInput
+        size={state?.size ?? ''}
         disabled={off}
-        value={state?.size ?? ''}
-        onChange={(e) => (e.target.value ? chain().setFontSize(e.target.value).run() : chain().unsetFontSize().run())}
-        className="h-8 rounded-md border border-slate-300 bg-white px-2 text-sm"
-      >
-        <option value="">Size</option>
-        {TOOLBAR_SIZES.map((s) => (
-          <option key={s} value={`${s}pt`}>
-            {s}
-          </option>
-        ))}
-      </select>
+        onApply={(size, refocus) => {
+          const c = refocus ? chain() : editor!.chain()
+          void (size === null ? c.unsetFontSize().run() : c.setFontSize(`${size}pt`).run())
+        }}
+      />
     </div>
   )
 }

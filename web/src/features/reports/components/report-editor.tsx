@@ -3,22 +3,25 @@ import './editor.css'
 import type { ReportStatus } from '@/api/types/ReportStatus'
 import type { ReportSummary } from '@/api/types/ReportSummary'
 import type { Editor } from '@tiptap/core'
-import { ArrowDown, ArrowLeft, ArrowUp, Copy, FileDown, Plus, Save, Trash2 } from 'lucide-react'
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { ArrowDown, ArrowLeft, ArrowUp, ChevronDown, Copy, FileDown, Pencil, Plus, Save, Trash2 } from 'lucide-react'
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { useNavigate } from 'react-router'
+import type * as Y from 'yjs'
 
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
-import { errorMessage } from '@/lib/api-client'
+import { ApiError, errorMessage } from '@/lib/api-client'
 import { useAuthStore } from '@/lib/auth-store'
 import { closeMessage } from '@/lib/close-codes'
+import { cn } from '@/lib/cn'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { toast } from '@/lib/toast'
 
-import { useReport, useUpdateReport } from '../api/reports-api'
+import { useLiveReport, useReport, useUpdateReport } from '../api/reports-api'
 import { useReportDocument } from '../hooks/use-report-document'
+import { applyServer, changedFields, hasUnsaved, initialMeta } from '../utils/report-meta'
 import { addSection, deleteSection, duplicateSection, moveSection, renameSection, type Section } from '../utils/sections'
 import { EditorToolbar } from './editor-toolbar'
 import { InlineRename } from './inline-rename'
@@ -58,9 +61,13 @@ function LoadError({ message }: { message: string }) {
 function ReportEditor({ reportId }: { reportId: string }) {
   const report = useReport(reportId)
   const document = useReportDocument(reportId)
-  if (report.isError) return <LoadError message={errorMessage(report.error, 'Failed to load report')} />
+  // Live on the report list's topic: a rename or status change by a colleague refetches the report.
+  useLiveReport(report.data?.report.client_id ?? null, reportId)
+  // A failed background refetch keeps the editor (and unsaved edits); a report that is gone does not.
+  const gone = report.isError && (!report.data || (report.error instanceof ApiError && (report.error.status === 403 || report.error.status === 404)))
+  if (gone) return <LoadError message={errorMessage(report.error, 'Failed to load report')} />
   if (document.refused !== null) return <LoadError message={closeMessage(document.refused)} />
-  if (report.isPending || !document.connection) {
+  if (!report.data || !document.connection) {
     return (
       <div className="flex justify-center py-16">
         <Spinner label="Loading report..." />
@@ -95,31 +102,38 @@ function LoadedEditor({ report, canEdit, connection, connected, synced, sections
     [me],
   )
   const update = useUpdateReport()
-  const [saved, setSaved] = useState({ name: report.name, status: report.status })
-  const [name, setName] = useState(report.name)
-  const [status, setStatus] = useState<ReportStatus>(report.status)
+  const [meta, setMeta] = useState(() => initialMeta(report))
+  // Each new server snapshot (a live change, a refetch) moves the baseline and the fields not
+  // being edited here; fields edited here keep their local value.
+  const [seen, setSeen] = useState(report)
+  if (seen !== report) {
+    setSeen(report)
+    setMeta((m) => applyServer(m, report))
+  }
   const [active, setActive] = useState<Editor | null>(null)
-  const [renaming, setRenaming] = useState<string | null>(null)
-  const unsaved = name.trim() !== saved.name || status !== saved.status
+  const [structureOpen, setStructureOpen] = useState(true)
+  const structureId = useId()
+  const unsaved = hasUnsaved(meta)
+  const { name, status } = meta.local
 
   const save = useCallback(() => {
-    const clean = name.trim()
-    if (!clean) {
+    const body = changedFields(meta)
+    if (body.name === '') {
       toast.error('Save Failed', 'Report name is required')
       return
     }
+    if (body.name === undefined && body.status === undefined) return
     update.mutate(
-      { id: report.id, body: { name: clean, status } },
+      { id: report.id, body },
       {
         onSuccess: (r) => {
-          setSaved({ name: r.name, status: r.status })
-          setName(r.name)
+          setMeta((m) => applyServer(m, r, body))
           toast.success('Report Saved')
         },
         onError: (e) => toast.error('Save Failed', errorMessage(e, 'Unable to save the report. Please try again.')),
       },
     )
-  }, [name, status, report.id, update])
+  }, [meta, report.id, update])
 
   // Auto-save 90 seconds after the last change while changes are pending.
   const saveRef = useRef(save)
@@ -144,9 +158,17 @@ function LoadedEditor({ report, canEdit, connection, connected, synced, sections
         <header className="report-editor-chrome space-y-3 rounded-lg border border-slate-200 bg-white p-4">
           <div className="flex flex-wrap items-center gap-3">
             {canEdit ? (
-              <Input aria-label="Report name" value={name} onChange={(e) => setName(e.target.value)} className="max-w-md text-lg font-semibold" />
+              <Input
+                aria-label="Report name"
+                value={name}
+                onChange={(e) => {
+                  const value = e.target.value
+                  setMeta((m) => ({ ...m, local: { ...m.local, name: value } }))
+                }}
+                className="max-w-md text-lg font-semibold"
+              />
             ) : (
-              <h1 className="text-xl font-semibold text-slate-900">{report.name}</h1>
+              <h1 className="text-xl font-semibold text-slate-900">{meta.saved.name}</h1>
             )}
             <StatusBadge status={status} />
             {unsaved && <span className="text-sm font-medium text-amber-700">Unsaved changes</span>}
@@ -160,7 +182,15 @@ function LoadedEditor({ report, canEdit, connection, connected, synced, sections
             <div className="ml-auto flex items-center gap-2">
               {canEdit && (
                 <>
-                  <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as ReportStatus)} className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900">
+                  <select
+                    aria-label="Status"
+                    value={status}
+                    onChange={(e) => {
+                      const value = e.target.value as ReportStatus
+                      setMeta((m) => ({ ...m, local: { ...m.local, status: value } }))
+                    }}
+                    className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900"
+                  >
                     <option value="draft">Draft</option>
                     <option value="published">Published</option>
                   </select>
@@ -178,38 +208,10 @@ function LoadedEditor({ report, canEdit, connection, connected, synced, sections
         </header>
 
         <div className="space-y-4 rounded-lg border border-slate-200 bg-white p-6">
-          <h1 className="text-2xl font-bold text-slate-900">{saved.name}</h1>
+          <h1 className="text-2xl font-bold text-slate-900">{meta.saved.name}</h1>
           {sections.map((s, i) => (
             <section key={s.id} aria-label={s.title} className="group space-y-2">
-              <div className="flex items-center gap-2">
-                {renaming === s.id ? (
-                  <InlineRename initial={s.title} label="Section title" onSave={(t) => renameSection(doc, s.id, t)} onDone={() => setRenaming(null)} />
-                ) : (
-                  <h2
-                    className="flex-1 text-lg font-semibold text-slate-900"
-                    onDoubleClick={() => canEdit && setRenaming(s.id)}
-                    title={canEdit ? 'Double-click to rename' : undefined}
-                  >
-                    {s.title}
-                  </h2>
-                )}
-                {canEdit && (
-                  <div className="report-editor-chrome flex gap-1 opacity-60 group-hover:opacity-100">
-                    <Button variant="ghost" size="icon" aria-label={`Move ${s.title} up`} disabled={i === 0} onClick={() => moveSection(doc, s.id, -1)}>
-                      <ArrowUp />
-                    </Button>
-                    <Button variant="ghost" size="icon" aria-label={`Move ${s.title} down`} disabled={i === sections.length - 1} onClick={() => moveSection(doc, s.id, 1)}>
-                      <ArrowDown />
-                    </Button>
-                    <Button variant="ghost" size="icon" aria-label={`Duplicate ${s.title}`} onClick={() => duplicateSection(doc, s.id)}>
-                      <Copy />
-                    </Button>
-                    <Button variant="ghost" size="icon" aria-label={`Delete ${s.title}`} onClick={() => deleteSection(doc, s.id)}>
-                      <Trash2 />
-                    </Button>
-                  </div>
-                )}
-              </div>
+              <SectionHeading doc={doc} section={s} index={i} count={sections.length} canEdit={canEdit} />
               <SectionEditor doc={doc} provider={connection.provider} sectionId={s.id} title={s.title} editable={canEdit} user={user} onFocus={setActive} />
             </section>
           ))}
@@ -218,23 +220,84 @@ function LoadedEditor({ report, canEdit, connection, connected, synced, sections
         </div>
       </div>
 
-      <aside className="report-editor-chrome w-full shrink-0 space-y-3 lg:w-72" aria-label="Structure">
+      <aside className="report-editor-chrome w-full shrink-0 space-y-3 lg:w-72" aria-label="Report panel">
         <div className="rounded-lg border border-slate-200 bg-white p-4">
-          <h2 className="mb-2 text-sm font-semibold text-slate-900">Structure</h2>
-          <ol className="space-y-1 text-sm text-slate-700">
-            {sections.map((s) => (
-              <li key={s.id} className="truncate">
-                {s.title}
-              </li>
-            ))}
-          </ol>
-          {canEdit && (
-            <Button variant="outline" className="mt-3 w-full" onClick={() => addSection(doc)}>
-              <Plus /> Add Custom Section
-            </Button>
-          )}
+          <h2 className="text-sm font-semibold text-slate-900">
+            <button
+              type="button"
+              aria-expanded={structureOpen}
+              aria-controls={structureId}
+              onClick={() => setStructureOpen((open) => !open)}
+              className="flex w-full items-center justify-between gap-2 rounded-md text-left outline-none focus-visible:ring-2 focus-visible:ring-brand-200"
+            >
+              Structure
+              <ChevronDown className={cn('size-4 text-slate-500 transition-transform', !structureOpen && '-rotate-90')} aria-hidden="true" />
+            </button>
+          </h2>
+          <div id={structureId} hidden={!structureOpen} className="mt-2">
+            <ol className="space-y-1 text-sm text-slate-700" aria-label="Sections">
+              {sections.map((s) => (
+                <li key={s.id} className="truncate">
+                  {s.title}
+                </li>
+              ))}
+            </ol>
+            {canEdit && (
+              <Button variant="outline" className="mt-3 w-full" onClick={() => addSection(doc)}>
+                <Plus /> Add Custom Section
+              </Button>
+            )}
+          </div>
         </div>
       </aside>
+    </div>
+  )
+}
+
+type SectionHeadingProps = { doc: Y.Doc; section: Section; index: number; count: number; canEdit: boolean }
+
+/**
+ * A section's title with its actions. Rename is a button (so it is reachable by keyboard);
+ * double-clicking a section is left to the AI text assistant.
+ */
+function SectionHeading({ doc, section: s, index, count, canEdit }: SectionHeadingProps) {
+  const [renaming, setRenaming] = useState(false)
+  const renameButton = useRef<HTMLButtonElement>(null)
+  return (
+    <div className="flex items-center gap-2">
+      {renaming ? (
+        <InlineRename
+          initial={s.title}
+          label="Section title"
+          onSave={(t) => renameSection(doc, s.id, t)}
+          onDone={(byKeyboard) => {
+            setRenaming(false)
+            // Enter or Escape hands the focus back to the button that started the rename.
+            if (byKeyboard) requestAnimationFrame(() => renameButton.current?.focus())
+          }}
+        />
+      ) : (
+        <h2 className="flex-1 text-lg font-semibold text-slate-900">{s.title}</h2>
+      )}
+      {canEdit && (
+        <div className="report-editor-chrome flex gap-1 opacity-60 group-focus-within:opacity-100 group-hover:opacity-100">
+          <Button ref={renameButton} variant="ghost" size="icon" aria-label={`Rename ${s.title}`} disabled={renaming} onClick={() => setRenaming(true)}>
+            <Pencil />
+          </Button>
+          <Button variant="ghost" size="icon" aria-label={`Move ${s.title} up`} disabled={index === 0} onClick={() => moveSection(doc, s.id, -1)}>
+            <ArrowUp />
+          </Button>
+          <Button variant="ghost" size="icon" aria-label={`Move ${s.title} down`} disabled={index === count - 1} onClick={() => moveSection(doc, s.id, 1)}>
+            <ArrowDown />
+          </Button>
+          <Button variant="ghost" size="icon" aria-label={`Duplicate ${s.title}`} onClick={() => duplicateSection(doc, s.id)}>
+            <Copy />
+          </Button>
+          <Button variant="ghost" size="icon" aria-label={`Delete ${s.title}`} onClick={() => deleteSection(doc, s.id)}>
+            <Trash2 />
+          </Button>
+        </div>
+      )}
     </div>
   )
 }

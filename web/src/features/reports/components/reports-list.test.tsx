@@ -1,9 +1,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { render, screen } from '@testing-library/react'
+import { render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { MemoryRouter } from 'react-router'
+import { MemoryRouter, Route, Routes } from 'react-router'
 
+import { Toaster } from '@/components/ui/toaster'
 import { useAuthStore } from '@/lib/auth-store'
+import { toast } from '@/lib/toast'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
 
 import { ReportsList } from './reports-list'
@@ -29,16 +31,25 @@ function renderList(role: 'user' | 'viewer' = 'user') {
   useAuthStore.setState({ status: 'authenticated', user: makeUser({ role, client: null }) })
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <MemoryRouter>
-        <ReportsList />
+      <MemoryRouter initialEntries={['/client/report-generator']}>
+        <Routes>
+          <Route path="/client/report-generator" element={<ReportsList />} />
+          <Route path="/client/report-generator/edit/:reportId" element={<p>Editor page</p>} />
+        </Routes>
       </MemoryRouter>
+      <Toaster />
     </QueryClientProvider>,
   )
 }
 
 const limit = { draft_count: 7, limit: 100, month_year: '2026-11' }
 
-afterEach(() => vi.unstubAllGlobals())
+afterEach(() => {
+  vi.unstubAllGlobals()
+  vi.restoreAllMocks()
+})
+
+const folder = { id: 'f-1', client_id: 'c-1', parent_folder_id: null, name: 'Quarterly', created_by: 'u-1', created_at: report.created_at, updated_at: report.updated_at }
 
 describe('ReportsList', () => {
   it('shows the cards, the draft counter and No Reports Found for a search without match', async () => {
@@ -56,15 +67,97 @@ describe('ReportsList', () => {
     expect(await screen.findByText('No Reports Found')).toBeInTheDocument()
   })
 
-  it('offers Create Your First Report when there is none', async () => {
+  it('heads an empty company with Create Your First Report, with the create button for editors', async () => {
     mockApi({
       'GET /api/reports': () => json(200, []),
       'GET /api/reports/folders': () => json(200, []),
       'GET /api/reports/draft-limit': () => json(200, limit),
     })
     renderList()
-    expect(await screen.findByRole('button', { name: 'Create Your First Report' })).toBeInTheDocument()
-    expect(screen.getByRole('button', { name: 'New Report' })).toBeInTheDocument()
+    expect(await screen.findByRole('heading', { name: 'Create Your First Report' })).toBeInTheDocument()
+    await userEvent.click(screen.getByRole('button', { name: 'Create Report' }))
+    expect(await screen.findByRole('dialog', { name: 'New Report' })).toBeInTheDocument()
+  })
+
+  it('shows viewers Create Your First Report too, without the create button', async () => {
+    mockApi({
+      'GET /api/reports': () => json(200, []),
+      'GET /api/reports/folders': () => json(200, []),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+    })
+    renderList('viewer')
+    expect(await screen.findByRole('heading', { name: 'Create Your First Report' })).toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Create Report' })).not.toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: /create/i })).not.toBeInTheDocument()
+  })
+
+  it('shows No Reports Found when the current folder leaves nothing', async () => {
+    mockApi({
+      'GET /api/reports': () => json(200, [report]),
+      'GET /api/reports/folders': () => json(200, [folder]),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+    })
+    renderList()
+    await screen.findByRole('article', { name: 'Q3 Pillar 3 disclosure' })
+    await userEvent.click(screen.getByRole('button', { name: 'Quarterly' }))
+    expect(await screen.findByRole('heading', { name: 'No Reports Found' })).toBeInTheDocument()
+    expect(screen.getByText('This folder has no reports yet.')).toBeInTheDocument()
+    expect(screen.queryByRole('heading', { name: 'Create Your First Report' })).not.toBeInTheDocument()
+  })
+
+  it('opens a card from the keyboard: Tab reaches its link, Enter opens the editor', async () => {
+    mockApi({
+      'GET /api/reports': () => json(200, [report]),
+      'GET /api/reports/folders': () => json(200, []),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+    })
+    renderList()
+    const card = await screen.findByRole('article', { name: 'Q3 Pillar 3 disclosure' })
+    const link = within(card).getByRole('link', { name: 'Q3 Pillar 3 disclosure' })
+    expect(link).toHaveAttribute('href', '/client/report-generator/edit/r-1')
+    within(card).getByRole('button', { name: 'Actions for Q3 Pillar 3 disclosure' }).focus()
+    await userEvent.tab({ shift: true })
+    expect(link).toHaveFocus()
+    await userEvent.keyboard('{Enter}')
+    expect(await screen.findByText('Editor page')).toBeInTheDocument()
+  })
+
+  it('renames from the card menu: the field keeps the focus, Enter saves and Escape cancels', async () => {
+    const calls = mockApi({
+      'GET /api/reports': () => json(200, [report]),
+      'GET /api/reports/folders': () => json(200, []),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+      'PATCH /api/reports/r-1': () => json(200, { ...report, name: 'Q4 disclosure' }),
+    })
+    renderList()
+    const user = userEvent.setup()
+    const menuButton = await screen.findByRole('button', { name: 'Actions for Q3 Pillar 3 disclosure' })
+
+    // Escape cancels: nothing is sent and the name stays.
+    menuButton.focus()
+    await user.keyboard('{Enter}')
+    await user.click(await screen.findByRole('menuitem', { name: 'Rename' }))
+    const field = await screen.findByRole('textbox', { name: 'Report name' })
+    await waitFor(() => expect(field).toHaveFocus())
+    await user.clear(field)
+    await user.type(field, 'Discarded{Escape}')
+    expect(screen.queryByRole('textbox', { name: 'Report name' })).not.toBeInTheDocument()
+    expect(calls.filter((c) => c.key.startsWith('PATCH'))).toHaveLength(0)
+    await waitFor(() => expect(menuButton).toHaveFocus())
+
+    // Enter saves the new name.
+    await user.keyboard('{Enter}')
+    await user.click(await screen.findByRole('menuitem', { name: 'Rename' }))
+    const again = await screen.findByRole('textbox', { name: 'Report name' })
+    await waitFor(() => expect(again).toHaveFocus())
+    // The focus stays in the field after the menu has gone.
+    await new Promise((r) => setTimeout(r, 50))
+    expect(again).toHaveFocus()
+    await user.clear(again)
+    await user.type(again, 'Q4 disclosure{Enter}')
+    const patch = calls.find((c) => c.key === 'PATCH /api/reports/r-1')
+    expect(JSON.parse(String(patch?.init.body))).toEqual({ name: 'Q4 disclosure' })
+    expect(await screen.findByText('Report renamed successfully')).toBeInTheDocument()
   })
 
   it('hides New Report and New Folder from viewers', async () => {
@@ -91,5 +184,27 @@ describe('ReportsList', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Retry' }))
     expect(await screen.findByRole('article', { name: 'Q3 Pillar 3 disclosure' })).toBeInTheDocument()
     expect(screen.queryByText('Database Connection Issue')).not.toBeInTheDocument()
+  })
+
+  it('says Database Error in a toast once per failed load', async () => {
+    const errorToast = vi.spyOn(toast, 'error')
+    let attempts = 0
+    mockApi({
+      'GET /api/reports': () => (++attempts <= 2 ? json(500, { code: 'internal', message: 'An unexpected error occurred. Please try again.' }) : json(200, [report])),
+      'GET /api/reports/folders': () => json(200, []),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+    })
+    renderList()
+    expect(await screen.findByText('Failed to connect to database. Some features may be limited.')).toBeInTheDocument()
+    expect(screen.getByText('Database Error')).toBeInTheDocument()
+    expect(errorToast).toHaveBeenCalledTimes(1)
+    expect(errorToast).toHaveBeenCalledWith('Database Error', 'Failed to connect to database. Some features may be limited.')
+
+    // A Retry that fails again is a new failure; one that works adds nothing.
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }))
+    await waitFor(() => expect(errorToast).toHaveBeenCalledTimes(2))
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }))
+    expect(await screen.findByRole('article', { name: 'Q3 Pillar 3 disclosure' })).toBeInTheDocument()
+    expect(errorToast).toHaveBeenCalledTimes(2)
   })
 })

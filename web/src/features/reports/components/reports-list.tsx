@@ -1,7 +1,7 @@
 import type { ReportFolder } from '@/api/types/ReportFolder'
 import type { ReportSummary } from '@/api/types/ReportSummary'
 import { ChevronRight, Folder, FolderPlus, LayoutGrid, List, Plus, RefreshCw, Search } from 'lucide-react'
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { useNavigate } from 'react-router'
 
 import { Alert } from '@/components/ui/alert'
@@ -124,6 +124,14 @@ export function ReportsList() {
   }
 
   const loadFailed = reports.isError || folders.isError
+  // Besides the banner, each failed load says so once in a toast (a failed Retry is a new failure).
+  const failedAt = Math.max(reports.isError ? reports.errorUpdatedAt : 0, folders.isError ? folders.errorUpdatedAt : 0)
+  const toastedFailure = useRef(0)
+  useEffect(() => {
+    if (failedAt === 0 || failedAt === toastedFailure.current) return
+    toastedFailure.current = failedAt
+    toast.error('Database Error', 'Failed to connect to database. Some features may be limited.')
+  }, [failedAt])
   const limit = draftLimit.data
   return (
     <div className="mx-auto max-w-7xl space-y-6">
@@ -200,6 +208,7 @@ export function ReportsList() {
       ) : visible.length === 0 && !loadFailed ? (
         <EmptyState
           searching={searching}
+          inFolder={currentFolder !== null}
           anyReport={(reports.data?.length ?? 0) > 0}
           canEdit={canEdit}
           onCreate={() => setNewReportOpen(true)}
@@ -210,6 +219,7 @@ export function ReportsList() {
             <ReportCard
               key={r.id}
               report={r}
+              href={paths.client.reportEditor.getHref(r.id)}
               view={view}
               canEdit={canEdit}
               onOpen={() => openReport(r.id)}
@@ -282,22 +292,31 @@ function FolderBar({ folders, current, childFolders, onOpen }: { folders: Report
   )
 }
 
-function EmptyState({ searching, anyReport, canEdit, onCreate }: { searching: boolean; anyReport: boolean; canEdit: boolean; onCreate: () => void }) {
-  if (searching || anyReport) {
+/**
+ * With no report at all in the company: Create Your First Report (the create button only for those
+ * who may create). With reports that the search or the current folder leaves out: No Reports Found.
+ */
+type EmptyStateProps = { searching: boolean; inFolder: boolean; anyReport: boolean; canEdit: boolean; onCreate: () => void }
+
+function EmptyState({ searching, inFolder, anyReport, canEdit, onCreate }: EmptyStateProps) {
+  if (anyReport) {
+    const why = searching ? 'No report matches your search.' : inFolder ? 'This folder has no reports yet.' : 'Every report is in a folder: open one above.'
     return (
       <div className="rounded-lg border border-dashed border-slate-300 py-16 text-center">
-        <p className="font-medium text-slate-900">No Reports Found</p>
-        <p className="mt-1 text-sm text-slate-500">{searching ? 'No report matches your search.' : 'This folder has no reports yet.'}</p>
+        <h2 className="font-medium text-slate-900">No Reports Found</h2>
+        <p className="mt-1 text-sm text-slate-500">{why}</p>
       </div>
     )
   }
   return (
     <div className="rounded-lg border border-dashed border-slate-300 py-16 text-center">
-      <p className="font-medium text-slate-900">No reports yet</p>
-      <p className="mt-1 text-sm text-slate-500">Draft your first regulatory report with your team.</p>
+      <h2 className="font-medium text-slate-900">Create Your First Report</h2>
+      <p className="mt-1 text-sm text-slate-500">
+        {canEdit ? 'Draft your first regulatory report with your team.' : 'Your team has not drafted any report yet.'}
+      </p>
       {canEdit && (
         <Button className="mt-4" onClick={onCreate}>
-          <Plus /> Create Your First Report
+          <Plus /> Create Report
         </Button>
       )}
     </div>

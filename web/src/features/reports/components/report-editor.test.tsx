@@ -1,0 +1,284 @@
+import type { ReportSummary } from '@/api/types/ReportSummary'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { render, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { MemoryRouter } from 'react-router'
+import type { WebsocketProvider } from 'y-websocket'
+import { Awareness } from 'y-protocols/awareness'
+import * as Y from 'yjs'
+
+import { useAuthStore } from '@/lib/auth-store'
+import type { DocumentConnection } from '@/lib/collab-provider'
+import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
+import { json, makeUser, mockApi } from '@/testing/mock-api'
+
+import { readSections } from '../utils/sections'
+import { ReportEditorPage } from './report-editor'
+
+// The collaborative document is a local Y.Doc here (the y-websocket side has its own tests); the
+// report's metadata and its live events go through the real query cache and event socket store.
+const fake = vi.hoisted(() => ({ connection: null as DocumentConnection | null }))
+
+vi.mock('../hooks/use-report-document', async () => {
+  const { useEffect, useState } = await import('react')
+  const sections = await import('../utils/sections')
+  return {
+    useReportDocument: () => {
+      const doc = fake.connection!.doc
+      const [list, setList] = useState(() => sections.readSections(doc))
+      useEffect(() => {
+        const map = doc.getMap(sections.SECTIONS_MAP)
+        const refresh = () => setList(sections.readSections(doc))
+        map.observeDeep(refresh)
+        return () => map.unobserveDeep(refresh)
+      }, [doc])
+      return { connection: fake.connection, status: 'connected', synced: true, refused: null, sections: list }
+    },
+  }
+})
+
+/** A WebSocket stand-in for the event socket (`/api/ws`). */
+class FakeSocket {
+  static all: FakeSocket[] = []
+  readyState = 0
+  sent: { op: string; topics?: string[] }[] = []
+  onopen: ((ev: Event) => void) | null = null
+  onclose: ((ev: CloseEvent) => void) | null = null
+  onmessage: ((ev: MessageEvent) => void) | null = null
+  onerror: ((ev: Event) => void) | null = null
+  constructor() {
+    FakeSocket.all.push(this)
+  }
+  send(data: string) {
+    this.sent.push(JSON.parse(data))
+  }
+  close(code = 1000) {
+    this.serverClose(code)
+  }
+  open() {
+    this.readyState = 1
+    this.onopen?.(new Event('open'))
+  }
+  frame(topic: string, seq: number, type: string, data: unknown = null) {
+    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ topic, seq, type, data }) }))
+  }
+  serverClose(code: number) {
+    this.readyState = 3
+    this.onclose?.(new CloseEvent('close', { code }))
+  }
+}
+
+const TOPIC = 'client:c-1:reports'
+const latestSocket = () => FakeSocket.all[FakeSocket.all.length - 1]!
+
+const base: ReportSummary = {
+  id: 'r-1',
+  client_id: 'c-1',
+  folder_id: null,
+  name: 'Q3 Pillar 3 disclosure',
+  status: 'draft',
+  template_id: null,
+  section_count: 1,
+  created_by: 'u-1',
+  last_edited_by: 'u-1',
+  last_edited_by_name: 'Ana García',
+  last_saved_at: null,
+  created_at: '2026-11-01T10:00:00.000000Z',
+  updated_at: '2026-11-02T10:00:00.000000Z',
+}
+
+/** The server's copy of the report; tests change it as colleague B would. */
+let server: ReportSummary
+let patches: unknown[]
+
+function colleagueSaves(change: Partial<ReportSummary>, at: string) {
+  server = { ...server, ...change, updated_at: at }
+}
+
+function seededDoc(): Y.Doc {
+  const doc = new Y.Doc()
+  const entry = new Y.Map<unknown>()
+  entry.set('title', 'Introduction')
+  entry.set('order', 'a0')
+  doc.getMap<Y.Map<unknown>>('sections').set('s-1', entry)
+  const p = new Y.XmlElement('paragraph')
+  p.insert(0, [new Y.XmlText('Opening words.')])
+  doc.getXmlFragment('section:s-1').insert(0, [p])
+  return doc
+}
+
+let gets = 0
+
+beforeEach(() => {
+  server = { ...base }
+  patches = []
+  gets = 0
+  FakeSocket.all = []
+  setRealtimeTransport(() => new FakeSocket(), async () => true)
+  const doc = seededDoc()
+  fake.connection = { doc, provider: { awareness: new Awareness(doc) } as unknown as WebsocketProvider, destroy: () => {} }
+  useAuthStore.setState({ status: 'authenticated', user: makeUser() })
+  mockApi({
+    'GET /api/reports/r-1': () => {
+      gets++
+      return json(200, { report: server, can_edit: true })
+    },
+    'PATCH /api/reports/r-1': (init) => {
+      const body = JSON.parse(String(init.body)) as Partial<ReportSummary>
+      patches.push(body)
+      colleagueSaves(body, `2026-11-02T10:00:0${patches.length + 5}.000000Z`)
+      return json(200, server)
+    },
+    // The save refetches the report lists too.
+    'GET /api/reports': () => json(200, [server]),
+  })
+})
+
+afterEach(() => {
+  resetRealtime()
+  vi.unstubAllGlobals()
+})
+
+function renderEditor() {
+  render(
+    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+      <MemoryRouter>
+        <ReportEditorPage reportId="r-1" />
+      </MemoryRouter>
+    </QueryClientProvider>,
+  )
+}
+
+/** Opens the event socket and answers the subscription to the reports topic at `seq`. */
+async function subscribed(seq: number) {
+  await waitFor(() => expect(FakeSocket.all.length).toBeGreaterThan(0))
+  const socket = latestSocket()
+  socket.open()
+  await waitFor(() => expect(socket.sent).toContainEqual({ op: 'subscribe', topics: [TOPIC] }))
+  const before = gets
+  socket.frame(TOPIC, seq, 'subscribed')
+  // Subscribing refetches once, so nothing said before it is missed.
+  await waitFor(() => expect(gets).toBe(before + 1))
+  return socket
+}
+
+describe('ReportEditor live metadata', () => {
+  it('follows a colleague’s rename and saves only the status changed here', async () => {
+    renderEditor()
+    const name = await screen.findByRole('textbox', { name: 'Report name' })
+    expect(name).toHaveValue('Q3 Pillar 3 disclosure')
+    const socket = await subscribed(5)
+    const user = userEvent.setup()
+
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'published')
+    expect(screen.getByText('Unsaved changes')).toBeInTheDocument()
+
+    // Colleague B renames the report while it is open here.
+    colleagueSaves({ name: 'Renamed by B' }, '2026-11-02T10:00:01.000000Z')
+    socket.frame(TOPIC, 6, 'report.updated', { id: 'r-1' })
+    await waitFor(() => expect(name).toHaveValue('Renamed by B'))
+    expect(screen.getByRole('combobox', { name: 'Status' })).toHaveValue('published')
+    expect(screen.getByText('Unsaved changes')).toBeInTheDocument()
+
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }))
+    await screen.findByRole('button', { name: 'Saved' })
+    expect(patches).toEqual([{ status: 'published' }])
+    expect(name).toHaveValue('Renamed by B')
+    expect(screen.getByRole('heading', { level: 1, name: 'Renamed by B' })).toBeInTheDocument()
+  })
+
+  it('keeps a name being edited here (still unsaved) when a colleague renames, and saves only it', async () => {
+    renderEditor()
+    const name = await screen.findByRole('textbox', { name: 'Report name' })
+    const socket = await subscribed(5)
+    const user = userEvent.setup()
+    await user.clear(name)
+    await user.type(name, 'My wording')
+
+    colleagueSaves({ name: 'Renamed by B', status: 'published' }, '2026-11-02T10:00:01.000000Z')
+    socket.frame(TOPIC, 6, 'report.updated', { id: 'r-1' })
+    // The status (not edited here) follows; the name keeps the local value and stays unsaved.
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Status' })).toHaveValue('published'))
+    expect(name).toHaveValue('My wording')
+    expect(screen.getByText('Unsaved changes')).toBeInTheDocument()
+    expect(screen.getByRole('heading', { level: 1, name: 'Renamed by B' })).toBeInTheDocument()
+
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }))
+    await screen.findByRole('button', { name: 'Saved' })
+    expect(patches).toEqual([{ name: 'My wording' }])
+  })
+
+  it('ignores events about other reports', async () => {
+    renderEditor()
+    await screen.findByRole('textbox', { name: 'Report name' })
+    const socket = await subscribed(5)
+    const before = gets
+    socket.frame(TOPIC, 6, 'report.updated', { id: 'r-2' })
+    socket.frame(TOPIC, 7, 'folder.created', { id: 'f-1' })
+    await new Promise((r) => setTimeout(r, 50))
+    expect(gets).toBe(before)
+  })
+
+  it('refetches after a sequence gap and after a reconnect', async () => {
+    renderEditor()
+    const name = await screen.findByRole('textbox', { name: 'Report name' })
+    const socket = await subscribed(5)
+
+    // Event 6 is lost; 7 reveals the gap.
+    colleagueSaves({ name: 'After a gap' }, '2026-11-02T10:00:01.000000Z')
+    socket.frame(TOPIC, 7, 'report.updated', { id: 'r-other' })
+    await waitFor(() => expect(name).toHaveValue('After a gap'))
+
+    // The socket drops; the change made meanwhile shows once it is back.
+    socket.serverClose(1006)
+    colleagueSaves({ name: 'While offline' }, '2026-11-02T10:00:02.000000Z')
+    await waitFor(() => expect(FakeSocket.all.length).toBe(2), { timeout: 3000 })
+    await subscribed(9)
+    await waitFor(() => expect(name).toHaveValue('While offline'))
+    expect(screen.queryByText('Unsaved changes')).not.toBeInTheDocument()
+  })
+})
+
+describe('ReportEditor structure panel and section rename', () => {
+  it('collapses and expands Structure', async () => {
+    renderEditor()
+    const toggle = await screen.findByRole('button', { name: 'Structure' })
+    expect(toggle).toHaveAttribute('aria-expanded', 'true')
+    expect(screen.getByRole('list', { name: 'Sections' })).toHaveTextContent('Introduction')
+    expect(screen.getByRole('button', { name: 'Add Custom Section' })).toBeVisible()
+
+    await userEvent.click(toggle)
+    expect(toggle).toHaveAttribute('aria-expanded', 'false')
+    expect(screen.queryByRole('list', { name: 'Sections' })).not.toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Add Custom Section' })).not.toBeInTheDocument()
+
+    await userEvent.click(toggle)
+    expect(toggle).toHaveAttribute('aria-expanded', 'true')
+    expect(screen.getByRole('button', { name: 'Add Custom Section' })).toBeVisible()
+  })
+
+  it('renames a section from its Rename button by keyboard, not by double-clicking the heading', async () => {
+    renderEditor()
+    const section = await screen.findByRole('region', { name: 'Introduction' })
+    const user = userEvent.setup()
+
+    await user.dblClick(within(section).getByRole('heading', { name: 'Introduction' }))
+    expect(screen.queryByRole('textbox', { name: 'Section title' })).not.toBeInTheDocument()
+
+    const rename = within(section).getByRole('button', { name: 'Rename Introduction' })
+    rename.focus()
+    await user.keyboard('{Enter}')
+    const field = screen.getByRole('textbox', { name: 'Section title' })
+    expect(field).toHaveFocus()
+    await user.clear(field)
+    await user.type(field, 'Executive Summary{Enter}')
+    expect(readSections(fake.connection!.doc).map((s) => s.title)).toEqual(['Executive Summary'])
+    const renamed = await screen.findByRole('button', { name: 'Rename Executive Summary' })
+    await waitFor(() => expect(renamed).toHaveFocus())
+
+    // Escape cancels.
+    await user.keyboard('{Enter}')
+    await user.type(screen.getByRole('textbox', { name: 'Section title' }), ' draft{Escape}')
+    expect(readSections(fake.connection!.doc).map((s) => s.title)).toEqual(['Executive Summary'])
+  })
+})
