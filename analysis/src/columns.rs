@@ -71,10 +71,12 @@ pub enum StandardField {
     CollateralCurrency,
     /// SCRA_Grade.
     ScraGrade,
+    /// Origination_Date.
+    OriginationDate,
 }
 
 /// Number of standard fields.
-pub const FIELD_COUNT: usize = 18;
+pub const FIELD_COUNT: usize = 19;
 
 /// A standard column: name, description, category, type, whether every analysis needs it, and
 /// the English and Spanish names files commonly use for it.
@@ -430,6 +432,27 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
         data_type: Text,
         is_required: false,
         synonyms: &["scra grade", "scra", "grado scra"],
+    },
+    StandardColumn {
+        field: StandardField::OriginationDate,
+        name: "Origination_Date",
+        description: "Date the exposure was originated (drawn or issued): with a Maturity date it gives the original maturity that the short-term rules of Art. 116(3), 120(2) and 121 use.",
+        category: Optional,
+        data_type: Date,
+        is_required: false,
+        synonyms: &[
+            "origination date",
+            "start date",
+            "issue date",
+            "inception date",
+            "fecha inicio",
+            "fecha de inicio",
+            "fecha formalizacion",
+            "fecha de formalizacion",
+            "fecha origen",
+            "fecha emision",
+            "fecha de emision",
+        ],
     },
 ];
 

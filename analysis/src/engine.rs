@@ -538,6 +538,22 @@ pub struct Explanation<'a> {
     pub clamped: bool,
     /// Collateral was flagged but could not be recognised (not valued).
     pub collateral_not_recognised: bool,
+    /// A short-term rule that wants the original maturity was met by the file's Maturity
+    /// (residual) because the row has no origination date.
+    pub maturity_assumed: bool,
+    /// How the sovereign floor of an unrated corporate (Art. 122(2)) was established, when not
+    /// from the row's own country.
+    pub floor_note: Option<FloorNote<'a>>,
+}
+
+/// Why the sovereign floor of an unrated corporate was not taken from the row's country.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloorNote<'a> {
+    /// The row gives no country: the client's country was used.
+    CountryAssumed(Country),
+    /// The row's country is not in the sovereign reference data: its central government was
+    /// taken as unrated (100 %), to be reviewed.
+    CountryUnknown(&'a str),
 }
 
 /// Writes string pieces one after the other (cheaper than `write!` with arguments: the texts are
@@ -813,6 +829,23 @@ impl Details<'_> {
                 }
                 if e.collateral_not_recognised {
                     f.write_str("; eligible collateral flagged without value and risk weight: not recognised, review")?;
+                }
+                if e.maturity_assumed {
+                    f.write_str("; the Maturity given was taken as the original maturity (no Origination_Date): check it")?;
+                }
+                match e.floor_note {
+                    Some(FloorNote::CountryAssumed(c)) => {
+                        put!(f, "; country missing: sovereign floor of ", c.as_str(), " (client country) applied")?;
+                    }
+                    Some(FloorNote::CountryUnknown(c)) => {
+                        put!(
+                            f,
+                            "; country ",
+                            c.trim(),
+                            " not in sovereign reference data: its central government taken as unrated (100%), review"
+                        )?;
+                    }
+                    None => {}
                 }
                 Ok(())
             }

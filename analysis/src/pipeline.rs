@@ -327,15 +327,7 @@ impl Plan {
         let (mut maturity_date, mut residual) = (None, None);
         if let Some(c) = self.map.col(F::Maturity) {
             let cell = row.get(c);
-            let date = match row.kind(c) {
-                CellKind::Number => parse_number(cell, DecimalStyle::Point)
-                    .and_then(|n| excel_serial_to_date(n.value))
-                    .filter(|_| {
-                        // A bare number in a spreadsheet is a date serial only when large.
-                        parse_number(cell, DecimalStyle::Point).is_some_and(|n| n.value > 1000.0)
-                    }),
-                _ => parse_date(cell),
-            };
+            let date = date_cell(row, c);
             maturity_date = date;
             residual = match date {
                 Some(d) => Some((d - self.reporting_date).num_days() as f64),
@@ -374,7 +366,13 @@ impl Plan {
             lei: self.text(row, F::Lei),
             legal_name: self.text(row, F::LegalName),
             residual_maturity_days: residual,
-            original_maturity_days: None,
+            // The original maturity: from the origination date to the maturity date.
+            original_maturity_days: match (maturity_date, self.map.col(F::OriginationDate)) {
+                (Some(end), Some(c)) => date_cell(row, c)
+                    .filter(|start| *start <= end)
+                    .map(|start| (end - start).num_days() as f64),
+                _ => None,
+            },
             currency: self.text(row, F::Currency),
             country: self.text(row, F::Country),
             cqs,
@@ -1575,5 +1573,17 @@ fn classify_lever(
             "the lever of this file could not be determined ({}); choose a lever",
             c.reason()
         ))),
+    }
+}
+
+/// A date cell: a spreadsheet date serial (a bare number only when large enough to be one) or a
+/// date written as text.
+fn date_cell(row: &RowRef<'_>, c: usize) -> Option<NaiveDate> {
+    let cell = row.get(c);
+    match row.kind(c) {
+        CellKind::Number => parse_number(cell, DecimalStyle::Point)
+            .filter(|n| n.value > 1000.0)
+            .and_then(|n| excel_serial_to_date(n.value)),
+        _ => parse_date(cell),
     }
 }

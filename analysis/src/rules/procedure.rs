@@ -35,7 +35,7 @@
 #![allow(clippy::collapsible_if)]
 
 use crate::engine::{
-    AppliedRule, Decision, Details, Engine, Explanation, Flags, Reason, Reference,
+    AppliedRule, Decision, Details, Engine, Explanation, Flags, FloorNote, Reason, Reference,
     SHORT_TERM_MAX_DAYS, Subject,
 };
 use crate::model::{ExposureRow, Lever, MatchStatus};
@@ -265,6 +265,8 @@ impl Engine {
                 current_rw_pct: cur.value,
                 clamped,
                 collateral_not_recognised: false,
+                maturity_assumed: flags.contains(Flags::RESIDUAL_AS_ORIGINAL),
+                floor_note: None,
             }),
             flags,
         }
@@ -277,6 +279,7 @@ impl Engine {
     /// The row's CQS, validated.
     /// The row's CQS, validated: an unreadable Credit_Quality_Step cell or a step outside 1..6
     /// is an error (never "unrated").
+    #[allow(clippy::result_large_err)] // the error is the decision's text, returned by value
     fn row_cqs<'a>(row: &ExposureRow<'a>) -> Result<Option<u8>, Details<'a>> {
         if !row.invalid_cqs.is_empty() {
             return Err(Details::InvalidCqsText(row.invalid_cqs));
@@ -922,6 +925,7 @@ impl Engine {
             );
         }
         let mut flags = Flags::NONE;
+        let mut floor_note = None;
         let subject = Subject::Corporate {
             name: row.legal_name.trim(),
         };
@@ -942,21 +946,28 @@ impl Engine {
                     return self.no_rule(cur, "an unrated corporate", flags);
                 };
                 let mut out = Outcome::one(rw, t_unrated, Reason::CorporateUnrated);
-                // Art. 122(2): or the weight of its central government if higher.
-                if let Some(c) = country_loose(row.country) {
-                    if let (Some(s), Some(t_sov)) =
-                        (self.refdata.sovereigns().get(c), self.t(Slot::SovT1))
-                    {
-                        if let Some(sov_rw) = pct(t_sov.by_cqs(s.cqs)) {
-                            if sov_rw > rw {
-                                flags |= Flags::SOVEREIGN_FLOOR;
-                                out = Outcome::two(
-                                    sov_rw,
-                                    t_unrated,
-                                    t_sov,
-                                    Reason::CorporateUnrated,
-                                );
-                            }
+                // Art. 122(2): or the weight of its central government if higher. Without a
+                // country the client's is used; a country missing from the reference data is
+                // taken as unrated (Art. 114(1): 100 %) and flagged for review.
+                let given = row.country.trim();
+                let country = if given.is_empty() {
+                    if let Some(c) = self.client_country {
+                        floor_note = Some(FloorNote::CountryAssumed(c));
+                    }
+                    self.client_country
+                } else {
+                    country_loose(given)
+                };
+                let sov = country.and_then(|c| self.refdata.sovereigns().get(c));
+                if sov.is_none() && !given.is_empty() {
+                    flags |= Flags::NOT_IN_REFERENCE | Flags::NEEDS_REVIEW;
+                    floor_note = Some(FloorNote::CountryUnknown(given));
+                }
+                if let (Some(s), Some(t_sov)) = (sov, self.t(Slot::SovT1)) {
+                    if let Some(sov_rw) = pct(t_sov.by_cqs(s.cqs)) {
+                        if sov_rw > rw {
+                            flags |= Flags::SOVEREIGN_FLOOR;
+                            out = Outcome::two(sov_rw, t_unrated, t_sov, Reason::CorporateUnrated);
                         }
                     }
                 }
@@ -1029,7 +1040,11 @@ impl Engine {
                             tables: [base.tables[0], Some(c_table)],
                             reason,
                         };
-                        return self.decide(cur, out, subject, flags);
+                        let mut d = self.decide(cur, out, subject, flags);
+                        if let Details::Matched(ref mut e) = d.details {
+                            e.floor_note = floor_note;
+                        }
+                        return d;
                     }
                 }
             } else if row.eligible_collateral == Some(true) {
@@ -1040,6 +1055,7 @@ impl Engine {
         let mut d = self.decide(cur, base, subject, flags);
         if let Details::Matched(ref mut e) = d.details {
             e.collateral_not_recognised = not_recognised;
+            e.floor_note = floor_note;
         }
         d
     }
