@@ -96,7 +96,7 @@ fn parse_date_arg(s: &str) -> std::result::Result<NaiveDate, String> {
 /// Parses a fixed lever, with a clear message.
 pub fn parse_lever(s: &str) -> Result<Lever> {
     Lever::parse(s).ok_or_else(|| {
-        Error::Output(format!(
+        Error::InvalidArgument(format!(
             "unknown lever '{s}': use pse, rgla, mdb, institutions, corporates or sovereigns"
         ))
     })

@@ -148,8 +148,10 @@ impl Flags {
     pub const NOT_IN_REFERENCE: Flags = Flags(1 << 9);
     /// The LEI failed its check digits; the name was used instead.
     pub const INVALID_LEI: Flags = Flags(1 << 10);
+    /// The file's credit quality step differs from the reference list's; the list's was used.
+    pub const CQS_CONFLICT: Flags = Flags(1 << 11);
 
-    const NAMES: [(Flags, &'static str); 11] = [
+    const NAMES: [(Flags, &'static str); 12] = [
         (
             Flags::CURRENT_BELOW_REGULATORY,
             "current RW below regulatory RW",
@@ -170,7 +172,14 @@ impl Flags {
         (Flags::SOVEREIGN_FLOOR, "sovereign floor applied"),
         (Flags::NOT_IN_REFERENCE, "not in reference list"),
         (Flags::INVALID_LEI, "invalid LEI"),
+        (Flags::CQS_CONFLICT, "CQS in file differs from reference"),
     ];
+
+    /// The bits set in both.
+    #[inline]
+    pub fn intersection(self, other: Flags) -> Flags {
+        Flags(self.0 & other.0)
+    }
 
     /// True when all bits of `other` are set.
     #[inline]
@@ -228,18 +237,19 @@ impl fmt::Debug for Flags {
     }
 }
 
-/// The rule tables a decision used (at most two: a rule and the table it points to).
+/// The rule tables a decision used (at most three: a rule, the table it points to, and the
+/// credit risk mitigation applied on top).
 #[derive(Clone, Copy)]
 pub struct AppliedRule<'a> {
     pub(crate) rule_set: &'a str,
-    pub(crate) tables: [Option<&'a RuleTable>; 2],
+    pub(crate) tables: [Option<&'a RuleTable>; 3],
 }
 
 impl<'a> AppliedRule<'a> {
     pub(crate) fn none(rule_set: &'a str) -> AppliedRule<'a> {
         AppliedRule {
             rule_set,
-            tables: [None, None],
+            tables: [None, None, None],
         }
     }
 
@@ -301,7 +311,7 @@ impl fmt::Debug for AppliedRule<'_> {
 
 /// The Regulatory_Reference of a decision (the articles of its tables).
 #[derive(Clone, Copy)]
-pub struct Reference<'a>(pub(crate) [Option<&'a RuleTable>; 2]);
+pub struct Reference<'a>(pub(crate) [Option<&'a RuleTable>; 3]);
 
 impl Reference<'_> {
     /// Appends the Regulatory_Reference text to `out` (same as `Display`, without the formatter).
@@ -513,6 +523,8 @@ pub enum Details<'a> {
     SpecGenericNotApplicable,
     /// The current weight is negative.
     InvalidCurrentRw(f64),
+    /// A negative Exposure_Amount.
+    InvalidAmount(f64),
     /// The row's CQS is outside 1..6.
     InvalidCqs(u8),
     /// The file's Credit_Quality_Step cell is not a CQS 1..6 (as written).
@@ -538,9 +550,9 @@ pub struct Explanation<'a> {
     pub clamped: bool,
     /// Collateral was flagged but could not be recognised (not valued).
     pub collateral_not_recognised: bool,
-    /// A short-term rule that wants the original maturity was met by the file's Maturity
-    /// (residual) because the row has no origination date.
-    pub maturity_assumed: bool,
+    /// The decision's flags that its text explains (the original maturity assumed, a CQS from
+    /// the file or in conflict with the reference list, an invalid LEI).
+    pub notes: Flags,
     /// How the sovereign floor of an unrated corporate (Art. 122(2)) was established, when not
     /// from the row's own country.
     pub floor_note: Option<FloorNote<'a>>,
@@ -809,6 +821,9 @@ impl Details<'_> {
                 "Generic rule not applicable: needs Corporate asset class, eligible collateral Yes and current RW 100%",
             ),
             Details::InvalidCurrentRw(v) => write!(f, "Invalid Current_Risk_Weight: {v}"),
+            Details::InvalidAmount(v) => {
+                write!(f, "Invalid Exposure_Amount: {v} (an exposure value cannot be negative)")
+            }
             Details::InvalidCqs(c) => write!(f, "Invalid Credit_Quality_Step: {c} (expected 1 to 6)"),
             Details::InvalidCqsText(t) => {
                 put!(f, "Invalid Credit_Quality_Step: ", t, " (expected 1 to 6)")
@@ -830,8 +845,17 @@ impl Details<'_> {
                 if e.collateral_not_recognised {
                     f.write_str("; eligible collateral flagged without value and risk weight: not recognised, review")?;
                 }
-                if e.maturity_assumed {
+                if e.notes.contains(Flags::RESIDUAL_AS_ORIGINAL) {
                     f.write_str("; the Maturity given was taken as the original maturity (no Origination_Date): check it")?;
+                }
+                if e.notes.contains(Flags::CQS_FROM_FILE) {
+                    f.write_str("; credit quality step from the file (none in the reference data)")?;
+                }
+                if e.notes.contains(Flags::CQS_CONFLICT) {
+                    f.write_str("; the file's credit quality step differs from the reference data: the reference data's was used")?;
+                }
+                if e.notes.contains(Flags::INVALID_LEI) {
+                    f.write_str("; the file's LEI is invalid: matched by name")?;
                 }
                 match e.floor_note {
                     Some(FloorNote::CountryAssumed(c)) => {

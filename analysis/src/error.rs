@@ -33,6 +33,14 @@ pub enum Error {
         message: String,
     },
 
+    /// A reference-data directory that cannot be used.
+    #[error("Failed to load reference data: {0}")]
+    RefDataDir(String),
+
+    /// A command-line argument that cannot be used (an unknown lever, ...).
+    #[error("{0}")]
+    InvalidArgument(String),
+
     /// Bank figures that make the CET1 arithmetic meaningless (zero RWAs, negative capital, ...).
     #[error("Invalid bank figures: {0}")]
     InvalidFigures(String),

@@ -548,7 +548,8 @@ fn account(
         MatchStatus::NotMatched => t.not_matched += 1,
         MatchStatus::Error => t.errors += 1,
     }
-    let amt = amount.filter(|a| a.is_finite()).unwrap_or(0.0);
+    // A negative amount is an error row and counts for nothing.
+    let amt = amount.filter(|a| a.is_finite() && *a >= 0.0).unwrap_or(0.0);
     t.exposure += amt;
     t.rwa_before += amt * d.current_rw_pct / 100.0;
     t.rwa_after += amt * d.suggested_rw_pct / 100.0;
@@ -975,6 +976,27 @@ impl Feeder<'_, '_> {
         warnings.extend(report.warnings.iter().cloned());
         report.into_result()?;
         let map = ResolvedMapping::new(&mapping, &headers);
+        // A mapped column whose name the file repeats (ingest renamed the repeats `_2`, `_3`):
+        // the first one is read.
+        for f in StandardField::all() {
+            if let Some(c) = map.col(f) {
+                let name = headers[c].trim();
+                let repeats = (2..)
+                    .take_while(|n| {
+                        let renamed = format!("{name}_{n}");
+                        headers.iter().any(|h| h.eq_ignore_ascii_case(&renamed))
+                    })
+                    .count();
+                if repeats > 0 {
+                    warnings.push(format!(
+                        "The file has {} columns named \"{name}\": the first (column {}) was read as {}.",
+                        repeats + 1,
+                        c + 1,
+                        f.name()
+                    ));
+                }
+            }
+        }
 
         // Decimal style per column, with the file's delimiter as a hint.
         let sample = chunk.len().min(DETECTION_SAMPLE);
@@ -999,8 +1021,19 @@ impl Feeder<'_, '_> {
         let mut styles = vec![file_style; headers.len()];
         for f in numeric_fields {
             if let Some(c) = map.col(f) {
+                let (point, comma) = DecimalStyle::votes((0..sample).map(|i| chunk.row(i).get(c)));
                 styles[c] =
                     DecimalStyle::detect((0..sample).map(|i| chunk.row(i).get(c)), file_style);
+                if point > 0 && comma > 0 {
+                    warnings.push(format!(
+                        "{} mixes number notations: {point} values written 1,234.56 and {comma} written 1.234,56 in the first rows. Each value that shows its notation was read in it; values that fit either were read as {}. Check the column.",
+                        headers[c],
+                        match styles[c] {
+                            DecimalStyle::Comma => "1.234,56",
+                            _ => "1,234.56",
+                        }
+                    ));
+                }
             }
         }
         let rw = match map.col(StandardField::CurrentRiskWeight) {
@@ -1240,6 +1273,17 @@ pub fn analyze(
     // Temporary output beside the target, renamed over it on success. An existing target that is
     // not a regular file (`/dev/null`, a FIFO) is written in place: renaming over it would replace
     // the device with a plain file.
+    // A folder that does not exist is said at once, before any of the input is read.
+    if let OutputTarget::File(p) = &output {
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+        if parent.is_some_and(|d| !d.is_dir()) {
+            return Err(Error::Output(format!(
+                "cannot write {}: the folder {} does not exist",
+                p.display(),
+                parent.map(|d| d.display().to_string()).unwrap_or_default()
+            )));
+        }
+    }
     let (temp, final_path) = match &output {
         OutputTarget::File(p) if is_special_file(p) => (Some(p.to_path_buf()), None),
         OutputTarget::File(p) => {
@@ -1328,8 +1372,9 @@ pub fn analyze(
                 } else {
                     match (plan.output_kind, temp_ref, buffer_ref) {
                         (OutputKind::Csv, Some(p), _) => {
-                            let f = std::fs::File::create(p)
-                                .map_err(|e| Error::Output(e.to_string()))?;
+                            let f = std::fs::File::create(p).map_err(|e| {
+                                Error::Output(format!("cannot create {}: {e}", p.display()))
+                            })?;
                             Sink::CsvFile(std::io::BufWriter::with_capacity(1 << 20, f))
                         }
                         (OutputKind::Csv, None, Some(b)) => Sink::CsvBuffer(b),
@@ -1495,7 +1540,16 @@ fn summarise(
     rows_read: u64,
 ) -> Result<AnalysisSummary> {
     let bps = match opts.bank {
-        Some(fig) => Some(bps_summary(fig, t.saving)?),
+        Some(fig) => {
+            // The bank's total RWAs cover its whole book, this file included.
+            if fig.total_rwas < t.rwa_before {
+                return Err(Error::InvalidFigures(format!(
+                    "the total RWAs ({}) are smaller than the RWAs of this file before optimisation ({:.2}): give the bank's whole-book figures",
+                    fig.total_rwas, t.rwa_before
+                )));
+            }
+            Some(bps_summary(fig, t.saving)?)
+        }
         None => None,
     };
     let _ = rows_read;

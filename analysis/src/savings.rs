@@ -40,6 +40,11 @@ impl BankFigures {
                 "CET1 capital must be a positive amount, found {c}"
             )));
         }
+        if c >= r {
+            return Err(Error::InvalidFigures(format!(
+                "CET1 capital ({c}) must be smaller than the total RWAs ({r}): a CET1 ratio of 100 % or more is not a bank's"
+            )));
+        }
         Ok(())
     }
 

@@ -174,7 +174,7 @@ fn hand_computed_files_by_lever() {
 #[test]
 fn cet1_gain_is_the_exact_formula() {
     // PSE file: total saving 8,070,000 (sum of its expected savings).
-    for (c, r) in [(13e9, 100e9), (2e6, 40e6), (1.5e7, 9e6)] {
+    for (c, r) in [(13e9, 100e9), (2e6, 40e6), (2.5e6, 18.5e6)] {
         let output = tmp(&format!("bps_{c}_{r}.csv"));
         let mut a = args(
             hand().join("pse_crr3_en.csv"),
@@ -199,6 +199,30 @@ fn cet1_gain_is_the_exact_formula() {
             "{} != {expected}",
             bps.bps_exact
         );
+    }
+}
+
+#[test]
+fn bank_figures_that_cannot_be_a_banks_are_refused_without_output() {
+    // The file's RWAs before optimisation are 18,420,000: a bank's total RWAs cannot be less,
+    // and its CET1 capital cannot reach its total RWAs.
+    for (c, r, why) in [
+        (1e6, 12e6, "smaller than the RWAs of this file"),
+        (1.5e7, 9e6, "must be smaller than the total RWAs"),
+    ] {
+        let output = tmp(&format!("bad_bps_{c}_{r}.csv"));
+        let mut a = args(
+            hand().join("pse_crr3_en.csv"),
+            "pse",
+            "2025-06-30",
+            None,
+            output.clone(),
+        );
+        a.cet1_capital = Some(c);
+        a.total_rwas = Some(r);
+        let e = run_analyze(&a).unwrap_err().to_string();
+        assert!(e.contains("Invalid bank figures") && e.contains(why), "{e}");
+        assert!(!output.exists());
     }
 }
 

@@ -755,7 +755,7 @@ fn a_failed_run_leaves_no_file_behind() {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect()
     };
-    // The saving (1,330,500) is larger than the total RWAs: the basis points fail at the end.
+    // The total RWAs (1,000,000) are less than the file's own RWAs: the basis points fail at the end.
     for (name, lever) in [("pse_en.csv", Lever::Pse)] {
         for out in ["out.csv", "out.xlsx"] {
             let o = AnalyzeOptions {
@@ -773,7 +773,7 @@ fn a_failed_run_leaves_no_file_behind() {
             )
             .unwrap_err()
             .to_string();
-            assert!(e.contains("must be smaller than the total RWAs"), "{e}");
+            assert!(e.contains("Invalid bank figures"), "{e}");
             assert!(leftovers().is_empty(), "{out}: {:?}", leftovers());
         }
     }
@@ -966,4 +966,101 @@ fn an_output_that_is_not_a_regular_file_is_written_in_place_never_replaced() {
             .contains("Suggested_Risk_Weight")
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_reference_directory_never_borrows_the_synthetic_lists() {
+    // Only sovereigns.csv: the PSE list is empty (the built-in PSE list is synthetic and must not
+    // stand in for the bank's), so every row says so; the MDB list stays the regulation's.
+    let dir = tmp("refdata_only_sovereigns");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("sovereigns.csv"),
+        "country,domestic_currency,cqs,eu_member\r\nES,EUR,2,Y\r\n",
+    )
+    .unwrap();
+    let rd = RefData::load_dir(&dir).unwrap();
+    assert!(rd.pse().is_empty() && rd.rgla().is_empty() && rd.institutions().is_empty());
+    assert!(rd.pse().source().to_string().contains("pse.csv not found"));
+    assert!(!rd.mdb().is_empty(), "the regulation's MDB list is kept");
+    let engine = engine_with(Arc::new(rd), "EU-CRR3");
+    let (r, out) = run_bytes("pse_en.csv", &engine, &opts(Lever::Pse));
+    // Every row with a NIF is an error for want of a list (E7 has no NIF at all).
+    assert_eq!(r.summary.errors, r.summary.rows - 1);
+    assert_eq!(r.summary.total_rwa_saving, 0.0);
+    let (h, rows) = read_csv(&out, b',');
+    for row in rows.iter().filter(|row| !row[col(&h, "NIF")].is_empty()) {
+        assert_eq!(row[col(&h, "Match_Details")], "PSE reference data is empty");
+    }
+}
+
+#[test]
+fn command_line_mistakes_get_plain_messages() {
+    let base = AnalyzeArgs {
+        input: fixture("pse_en.csv"),
+        lever: "pse".into(),
+        mapping: None,
+        refdata: Some(fixture("pse_refdata")),
+        ruleset: None,
+        reporting_date: Some(date()),
+        client_country: "ES".into(),
+        cet1_capital: None,
+        total_rwas: None,
+        output: tmp("cli_mistakes.csv"),
+        summary: None,
+        threads: Some(1),
+        max_file_mb: 20,
+    };
+    let err = |a: &AnalyzeArgs| run_analyze(a).unwrap_err().to_string();
+    let mut a = base.clone();
+    a.lever = "foo".into();
+    assert_eq!(
+        err(&a),
+        "unknown lever 'foo': use pse, rgla, mdb, institutions, corporates or sovereigns"
+    );
+    let mut a = base.clone();
+    a.refdata = Some(PathBuf::from("/nonexistent-refdata"));
+    assert_eq!(
+        err(&a),
+        "Failed to load reference data: /nonexistent-refdata is not a directory"
+    );
+    let mut a = base.clone();
+    a.output = PathBuf::from("/nonexistent-folder/out.csv");
+    assert_eq!(
+        err(&a),
+        "Failed to write the processed file: cannot write /nonexistent-folder/out.csv: the folder /nonexistent-folder does not exist"
+    );
+}
+
+#[test]
+fn mixed_notations_repeated_columns_and_negative_amounts_are_reported() {
+    let data = "Exposure_ID,NIF,Exposure_Amount,Current_Risk_Weight,Maturity,Currency,Exposure_Amount\n\
+                A,Q9900001J,\"1,500.25\",100,2030-01-01,EUR,7\n\
+                B,Q9900001J,\"2.250,75\",100,2030-01-01,EUR,7\n\
+                C,Q9900001J,-5000,100,2030-01-01,EUR,7\n";
+    let (r, out) = run_mem(
+        "mixed.csv",
+        data.as_bytes(),
+        &pse_engine(),
+        &opts(Lever::Pse),
+    )
+    .unwrap();
+    let w = r.summary.warnings.join("\n");
+    assert!(w.contains("Exposure_Amount mixes number notations"), "{w}");
+    assert!(
+        w.contains("The file has 2 columns named \"Exposure_Amount\": the first (column 3)"),
+        "{w}"
+    );
+    // Each value read in the notation it shows; the negative amount is an error row worth nothing.
+    let (h, rows) = read_csv(&out, b',');
+    let saving = col(&h, "Capital_Saving");
+    assert_eq!(rows[0][saving], "750.13");
+    assert_eq!(rows[1][saving], "1125.38");
+    assert_eq!(rows[2][col(&h, "Match_Status")], "error");
+    assert_eq!(
+        rows[2][col(&h, "Match_Details")],
+        "Invalid Exposure_Amount: -5000 (an exposure value cannot be negative)"
+    );
+    assert_eq!(rows[2][saving], "0");
+    assert!((r.summary.total_exposure - 3751.0).abs() < 1e-9);
 }

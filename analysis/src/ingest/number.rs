@@ -29,6 +29,22 @@ impl DecimalStyle {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
+        let (point, comma) = DecimalStyle::votes(values);
+        if point > comma {
+            DecimalStyle::Point
+        } else if comma > point {
+            DecimalStyle::Comma
+        } else {
+            fallback
+        }
+    }
+
+    /// How many values show a decimal point (`1,234.56`) and how many a decimal comma
+    /// (`1.234,56`); values that fit either count for neither.
+    pub fn votes<'a, I>(values: I) -> (usize, usize)
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
         let (mut point, mut comma) = (0usize, 0usize);
         for v in values {
             match vote(v) {
@@ -37,13 +53,7 @@ impl DecimalStyle {
                 _ => {}
             }
         }
-        if point > comma {
-            DecimalStyle::Point
-        } else if comma > point {
-            DecimalStyle::Comma
-        } else {
-            fallback
-        }
+        (point, comma)
     }
 
     /// The decimal separator byte used when writing numbers back in this style.

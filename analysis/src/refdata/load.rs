@@ -21,6 +21,15 @@ struct Sheet {
 impl Sheet {
     fn parse(text: &str, label: &str, kind: &'static str) -> Result<Sheet> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        // The CSV reader counts lines wrongly after a CRLF header; reference files are small, so
+        // read them with plain line feeds and report true line numbers.
+        let unix;
+        let text = if text.contains('\r') {
+            unix = text.replace("\r\n", "\n");
+            unix.as_str()
+        } else {
+            text
+        };
         let mut rdr = csv::ReaderBuilder::new()
             .flexible(true)
             .trim(csv::Trim::All)
@@ -493,6 +502,15 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("expected J"), "{e}");
+        // Windows line endings: the same line number.
+        let crlf = bad_nif.replace('\n', "\r\n");
+        let e = public_entities_from_str(&crlf, "pse.csv", "PSE")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("Failed to load PSE reference data: pse.csv line 2"),
+            "{e}"
+        );
         let bad_flag = ok.replace(",N,test", ",maybe,test");
         assert!(
             public_entities_from_str(&bad_flag, "pse.csv", "PSE")

@@ -338,6 +338,8 @@ pub enum Source {
     Builtin,
     /// Loaded from this file.
     File(PathBuf),
+    /// Not given: the directory had no file for this list, so the list is empty.
+    Missing(PathBuf),
 }
 
 impl fmt::Display for Source {
@@ -345,6 +347,7 @@ impl fmt::Display for Source {
         match self {
             Source::Builtin => f.write_str("built-in"),
             Source::File(p) => write!(f, "{}", p.display()),
+            Source::Missing(p) => write!(f, "none ({} not found)", p.display()),
         }
     }
 }
@@ -789,15 +792,18 @@ impl RefData {
         })
     }
 
-    /// Loads a directory of reference CSVs. Missing files fall back to the built-in list of that
-    /// kind; a present file replaces it entirely. Any invalid row fails the whole load with a
-    /// message naming the file and line.
+    /// Loads a directory of reference CSVs; a present file replaces the built-in list of its
+    /// kind entirely. A missing `mdb.csv` or `sovereigns.csv` falls back to the built-in list (the
+    /// regulation's MDBs and international organisations, the EU sovereigns); a missing
+    /// `pse.csv`, `rgla.csv` or `institutions.csv` leaves that list empty, because the built-in
+    /// ones are synthetic and must never stand in for a bank's own reference data. Any invalid
+    /// row fails the whole load with a message naming the file and line.
     pub fn load_dir(dir: &Path) -> Result<RefData> {
         if !dir.is_dir() {
-            return Err(crate::error::Error::RefData {
-                kind: "reference",
-                message: format!("{} is not a directory", dir.display()),
-            });
+            return Err(crate::error::Error::RefDataDir(format!(
+                "{} is not a directory",
+                dir.display()
+            )));
         }
         let builtin = RefData::builtin_shared();
         let file = |name: &str| -> Option<PathBuf> {
@@ -810,7 +816,7 @@ impl RefData {
                 Source::File(p),
                 "PSE",
             )?,
-            None => builtin.pse.clone(),
+            None => EntityList::new(Vec::new(), Source::Missing(dir.join("pse.csv")), "PSE")?,
         };
         let rgla = match file("rgla.csv") {
             Some(p) => EntityList::new(
@@ -818,7 +824,7 @@ impl RefData {
                 Source::File(p),
                 "RGLA",
             )?,
-            None => builtin.rgla.clone(),
+            None => EntityList::new(Vec::new(), Source::Missing(dir.join("rgla.csv")), "RGLA")?,
         };
         let mdb = match file("mdb.csv") {
             Some(p) => {
@@ -830,7 +836,9 @@ impl RefData {
         };
         let institutions = match file("institutions.csv") {
             Some(p) => InstitutionList::new(load::institutions_from_path(&p)?, Source::File(p))?,
-            None => builtin.institutions.clone(),
+            None => {
+                InstitutionList::new(Vec::new(), Source::Missing(dir.join("institutions.csv")))?
+            }
         };
         let sovereigns = match file("sovereigns.csv") {
             Some(p) => SovereignList::new(load::sovereigns_from_path(&p)?, Source::File(p))?,

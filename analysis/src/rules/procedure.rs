@@ -151,7 +151,7 @@ fn scra_key(raw: &str) -> Option<&'static str> {
 /// What the matched entity gives, before the clamp.
 struct Outcome<'a> {
     rw: f64,
-    tables: [Option<&'a RuleTable>; 2],
+    tables: [Option<&'a RuleTable>; 3],
     reason: Reason<'a>,
 }
 
@@ -159,14 +159,14 @@ impl<'a> Outcome<'a> {
     fn one(rw: f64, t: &'a RuleTable, reason: Reason<'a>) -> Outcome<'a> {
         Outcome {
             rw,
-            tables: [Some(t), None],
+            tables: [Some(t), None, None],
             reason,
         }
     }
     fn two(rw: f64, t: &'a RuleTable, u: &'a RuleTable, reason: Reason<'a>) -> Outcome<'a> {
         Outcome {
             rw,
-            tables: [Some(t), Some(u)],
+            tables: [Some(t), Some(u), None],
             reason,
         }
     }
@@ -180,6 +180,16 @@ impl Engine {
                 cur,
                 MatchStatus::Error,
                 Details::InvalidCurrentRw(cur.value),
+                Flags::NONE,
+            );
+        }
+        // An exposure value is never negative (a negative amount would turn a lower weight
+        // into a negative saving).
+        if let Some(a) = row.exposure_amount.filter(|a| *a < 0.0) {
+            return self.keep(
+                cur,
+                MatchStatus::Error,
+                Details::InvalidAmount(a),
                 Flags::NONE,
             );
         }
@@ -228,7 +238,7 @@ impl Engine {
             regulatory_rw_pct: None,
             status,
             applied_rule: AppliedRule::none(self.rules.id()),
-            regulatory_reference: Reference([None, None]),
+            regulatory_reference: Reference([None, None, None]),
             details,
             flags: cur.flags | flags,
         }
@@ -265,7 +275,12 @@ impl Engine {
                 current_rw_pct: cur.value,
                 clamped,
                 collateral_not_recognised: false,
-                maturity_assumed: flags.contains(Flags::RESIDUAL_AS_ORIGINAL),
+                notes: flags.intersection(
+                    Flags::RESIDUAL_AS_ORIGINAL
+                        | Flags::CQS_FROM_FILE
+                        | Flags::CQS_CONFLICT
+                        | Flags::INVALID_LEI,
+                ),
                 floor_note: None,
             }),
             flags,
@@ -288,6 +303,31 @@ impl Engine {
             Some(c @ 1..=6) => Ok(Some(c)),
             Some(c) => Err(Details::InvalidCqs(c)),
             None => Ok(None),
+        }
+    }
+
+    /// An entity's CQS: the reference list's, else the file's (flagged); a file CQS that differs
+    /// from the list's is flagged and the list's is used. An unreadable file CQS matters only
+    /// when the list has none.
+    #[allow(clippy::result_large_err)] // the error is the decision's text, returned by value
+    fn entity_cqs<'a>(
+        listed: Option<u8>,
+        row: &ExposureRow<'a>,
+        flags: &mut Flags,
+    ) -> Result<Option<u8>, Details<'a>> {
+        match (listed, Self::row_cqs(row)) {
+            (Some(l), Ok(Some(f))) => {
+                if f != l {
+                    *flags |= Flags::CQS_CONFLICT;
+                }
+                Ok(Some(l))
+            }
+            (Some(l), _) => Ok(Some(l)),
+            (None, Ok(Some(f))) => {
+                *flags |= Flags::CQS_FROM_FILE;
+                Ok(Some(f))
+            }
+            (None, other) => other,
         }
     }
 
@@ -541,7 +581,11 @@ impl Engine {
             }
         }
         // Art. 116(2): own rating.
-        if let (Some(c), Some(t_rated)) = (e.entity_cqs, self.t(Slot::PseRated)) {
+        let own = match Self::entity_cqs(e.entity_cqs, row, &mut flags) {
+            Ok(c) => c,
+            Err(d) => return self.keep(cur, MatchStatus::NotMatched, d, flags),
+        };
+        if let (Some(c), Some(t_rated)) = (own, self.t(Slot::PseRated)) {
             if let Some(rw) = pct(t_rated.by_cqs(Some(c))) {
                 return self.decide(
                     cur,
@@ -619,7 +663,11 @@ impl Engine {
             }
         }
         // Own rating.
-        if let (Some(c), Some(t_rated)) = (e.entity_cqs, self.t(Slot::RglaRated)) {
+        let own = match Self::entity_cqs(e.entity_cqs, row, &mut flags) {
+            Ok(c) => c,
+            Err(d) => return self.keep(cur, MatchStatus::NotMatched, d, flags),
+        };
+        if let (Some(c), Some(t_rated)) = (own, self.t(Slot::RglaRated)) {
             if let Some(rw) = pct(t_rated.by_cqs(Some(c))) {
                 return self.decide(
                     cur,
@@ -747,12 +795,25 @@ impl Engine {
         }
         let list = self.refdata.institutions();
         let mut entity: Option<&'a Institution> = None;
+        let mut lei_error = None;
         if !lei_raw.is_empty() {
             match Lei::parse(lei_raw) {
                 Ok(l) => entity = list.by_lei(&l),
-                Err(_) => flags |= Flags::INVALID_LEI,
+                Err(e) => {
+                    flags |= Flags::INVALID_LEI;
+                    lei_error = Some(e);
+                }
             }
         }
+        // Nothing identifies the institution when its LEI is invalid, it is not found by name and
+        // the file gives neither a CQS nor an SCRA grade: say why.
+        let unassessed = match (lei_error, entity) {
+            (Some(error), None) => Details::InvalidLei {
+                raw: lei_raw,
+                error,
+            },
+            _ => Details::InstitutionUnassessed,
+        };
         if entity.is_none() && !name.is_empty() {
             if let NameMatch::Found(e) = list.by_name(name) {
                 entity = Some(e);
@@ -769,7 +830,12 @@ impl Engine {
             }
         };
         let cqs = match entity.and_then(|e| e.entity_cqs) {
-            Some(c) => Some(c),
+            Some(c) => {
+                if file_cqs.is_some_and(|f| f != c) {
+                    flags |= Flags::CQS_CONFLICT;
+                }
+                Some(c)
+            }
             None => {
                 if file_cqs.is_some() {
                     flags |= Flags::CQS_FROM_FILE;
@@ -815,12 +881,7 @@ impl Engine {
             // CRR3 Art. 121: the SCRA grade.
             let grade_raw = row.scra_grade.trim();
             let Some(key) = scra_key(grade_raw) else {
-                return self.keep(
-                    cur,
-                    MatchStatus::NotMatched,
-                    Details::InstitutionUnassessed,
-                    flags,
-                );
+                return self.keep(cur, MatchStatus::NotMatched, unassessed, flags);
             };
             let mut table = t_scra;
             let mut short = false;
@@ -885,12 +946,7 @@ impl Engine {
         }
         // CRR2 Art. 121(1): the sovereign's CQS.
         let Some(t_unrated) = self.t(Slot::InstUnrated) else {
-            return self.keep(
-                cur,
-                MatchStatus::NotMatched,
-                Details::InstitutionUnassessed,
-                flags,
-            );
+            return self.keep(cur, MatchStatus::NotMatched, unassessed, flags);
         };
         let sov_cqs = country.and_then(|c| self.sovereign_cqs(c, None));
         match pct(t_unrated.by_cqs(sov_cqs)) {
@@ -1009,23 +1065,39 @@ impl Engine {
                 let cash_zero = self
                     .t(Slot::FcsmCashSameCcy)
                     .filter(|_| same_ccy && crw == 0.0 && kind != 0);
+                // Art. 222(3): the collateral's weight, floored at 20 %, on its whole value.
+                let floored = match self.t(Slot::FcsmFloor) {
+                    Some(t) => (
+                        crw.max(pct(t.single()).unwrap_or(20.0)),
+                        value.min(amount),
+                        Some(t),
+                    ),
+                    None => (crw, value.min(amount), None),
+                };
+                let blended = |(c_rw, covered, _): (f64, f64, _)| {
+                    (covered * c_rw + (amount - covered) * base.rw) / amount
+                };
                 let (c_rw, covered, c_table) = match cash_zero {
+                    // Art. 222(6)(a): cash on deposit in the same currency, 0 % on its value.
                     Some(t) if kind == 1 => {
                         (pct(t.single()).unwrap_or(0.0), value.min(amount), Some(t))
                     }
-                    Some(t) => (
-                        pct(t.single()).unwrap_or(0.0),
-                        (value * 0.8).min(amount),
-                        Some(t),
-                    ),
-                    None => match self.t(Slot::FcsmFloor) {
-                        Some(t) => (
-                            crw.max(pct(t.single()).unwrap_or(20.0)),
-                            value.min(amount),
+                    // Art. 222(6)(b): 0 %-weighted sovereign debt, 0 % on its value less 20 %;
+                    // the 20 % floor of 222(3) on the whole value is also allowed, and can be
+                    // the lower of the two when the obligor's own weight is high.
+                    Some(t) => {
+                        let zero = (
+                            pct(t.single()).unwrap_or(0.0),
+                            (value * 0.8).min(amount),
                             Some(t),
-                        ),
-                        None => (crw, value.min(amount), None),
-                    },
+                        );
+                        if floored.2.is_some() && blended(floored) < blended(zero) {
+                            floored
+                        } else {
+                            zero
+                        }
+                    }
+                    None => floored,
                 };
                 if let Some(c_table) = c_table {
                     if c_rw < base.rw {
@@ -1037,7 +1109,7 @@ impl Engine {
                         };
                         let out = Outcome {
                             rw,
-                            tables: [base.tables[0], Some(c_table)],
+                            tables: [base.tables[0], base.tables[1], Some(c_table)],
                             reason,
                         };
                         let mut d = self.decide(cur, out, subject, flags);
