@@ -8,8 +8,8 @@ import { apiCall, login, newPage, screenshot } from './support/browser.mjs'
 import { ACCOUNTS } from './support/server.mjs'
 import { useServerAndBrowser } from './support/suite.mjs'
 
-async function openBoard(env, email) {
-  const page = await newPage(env.browser, env.server.baseUrl)
+async function openBoard(env, email, options) {
+  const page = await newPage(env.browser, env.server.baseUrl, options)
   await login(page, email)
   await page.waitForURL((url) => url.pathname.startsWith('/client/'))
   await page.getByRole('link', { name: 'Task Board' }).click()
@@ -30,6 +30,16 @@ async function drag(page, from, to) {
   await page.mouse.down()
   await page.mouse.move(a.x + a.width / 2 + 8, a.y + 18, { steps: 4 })
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 15 })
+  await page.mouse.up()
+}
+
+/** The same, to a point of the page. */
+async function dragToPoint(page, from, to) {
+  const a = await from.boundingBox()
+  await page.mouse.move(a.x + a.width / 2, a.y + 10)
+  await page.mouse.down()
+  await page.mouse.move(a.x + a.width / 2 + 8, a.y + 18, { steps: 4 })
+  await page.mouse.move(to.x, to.y, { steps: 15 })
   await page.mouse.up()
 }
 
@@ -129,6 +139,38 @@ describe('task board', () => {
     await poll(a1)
     await poll(a2)
     assert.deepEqual([...expected(todo), ...expected(doing)].sort(), ['M1', 'M2', 'M3', 'M4', 'M5', 'M6'])
+    for (const p of [a1, a2]) await p.context().close()
+  })
+
+  it("moves a task dropped on another column's free space to its end, and nothing when dropped on its card", async () => {
+    // Wide enough for the four columns to sit clear of the board's auto-scroll edge.
+    const wide = { viewport: { width: 1800, height: 900 } }
+    const a1 = await openBoard(env, ACCOUNTS.userA, wide)
+    const a2 = await openBoard(env, ACCOUNTS.approver, wide)
+    const { body: board } = await apiCall(a1, 'GET', '/api/board')
+    const [todo, , , done] = board.columns.map((c) => c.id)
+    for (const [columnId, title] of [[done, 'Filed'], [todo, 'Drag me'], [todo, 'Stay put']]) {
+      assert.equal((await apiCall(a1, 'POST', '/api/board/tasks', { column_id: columnId, title })).status, 201)
+    }
+    await column(a1, 'To Do').getByText('Stay put').waitFor()
+    const doneBefore = await titlesIn(a1, 'Done')
+    assert.ok(doneBefore.includes('Filed'))
+
+    // Onto the free space just below Done's last card: the task goes to the end of Done, for
+    // everyone (the card is the closest target there, but the pointer is on the column).
+    const last = await column(a1, 'Done').getByTestId('task-card').last().boundingBox()
+    const into = { x: last.x + last.width / 2, y: last.y + last.height + 30 }
+    await dragToPoint(a1, column(a1, 'To Do').getByText('Drag me'), into)
+    for (const p of [a1, a2]) {
+      await column(p, 'Done').getByText('Drag me').waitFor()
+      assert.deepEqual(await titlesIn(p, 'Done'), [...doneBefore, 'Drag me'])
+    }
+
+    // Onto another column's card: nothing moves.
+    await drag(a1, column(a1, 'To Do').getByText('Stay put'), column(a1, 'Done').getByText('Filed'))
+    await a1.waitForTimeout(300)
+    assert.ok((await titlesIn(a1, 'To Do')).includes('Stay put'))
+    assert.deepEqual(await titlesIn(a2, 'Done'), [...doneBefore, 'Drag me'])
     for (const p of [a1, a2]) await p.context().close()
   })
 

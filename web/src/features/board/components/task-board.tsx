@@ -3,7 +3,6 @@ import type { Category } from '@/api/types/Category'
 import type { Column } from '@/api/types/Column'
 import type { Task } from '@/api/types/Task'
 import {
-  closestCorners,
   DndContext,
   KeyboardSensor,
   MouseSensor,
@@ -25,6 +24,7 @@ import { toast } from '@/lib/toast'
 
 import { boardApi } from '../api/board-api'
 import { boardKey, useBoard } from '../hooks/use-board'
+import { boardCollision } from '../utils/board-collision'
 import { columnDropIndex, columnTasks, mergeRows, moveColumnLocally, moveTaskLocally, sortedColumns, taskDrop } from '../utils/board-model'
 import { AddColumnDialog } from './add-column-dialog'
 import { BoardColumn } from './board-column'
@@ -243,7 +243,7 @@ export function TaskBoard() {
           </div>
         ) : null}
       </div>
-      <DndContext sensors={canEdit ? sensors : undefined} collisionDetection={closestCorners} onDragEnd={canEdit ? onDragEnd : undefined}>
+      <DndContext sensors={canEdit ? sensors : undefined} collisionDetection={boardCollision} onDragEnd={canEdit ? onDragEnd : undefined}>
         <SortableContext items={columns.map((c) => `col:${c.id}`)} strategy={horizontalListSortingStrategy}>
           <div className="flex min-h-[500px] flex-1 gap-4 overflow-x-auto pb-4" data-testid="task-board">
             {columns.map((c) => (
