@@ -1,14 +1,38 @@
 //! Spreadsheets through calamine: XLSX streamed cell by cell; XLS and ODS through a sheet range.
-//! Zip-based formats are checked before opening: entry count and total declared uncompressed
-//! size are bounded (the zip reader refuses entries that expand past their declared size, so
-//! the declared total is a true bound).
+//! Before calamine opens a file, [`super::prescan`] (XLSX, ODS) or [`super::xls_scan`] (XLS)
+//! checks it with bounded memory against the [`Limits`], so calamine never allocates in
+//! proportion to a hostile file's expansion. The rows built here are bounded too: the bytes of
+//! all cells together by the decompressed limit (a shared string referenced by every cell cannot
+//! expand without bound), a chunk by [`CHUNK_BYTES`] and the header row by [`header_limit`].
 
 use std::io::Cursor;
 
 use calamine::{Data, DataRef, Reader};
 
 use super::chunk::{CellKind, RowChunk};
-use super::{FileKind, IngestError, Limits, ReadStats, RowSink, SourceInfo, clean_headers};
+use super::{
+    FileKind, IngestError, Limits, ReadStats, RowSink, SourceInfo, clean_headers, prescan, xls_scan,
+};
+
+/// A chunk is handed over once it holds this many bytes, even with fewer rows than asked.
+const CHUNK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Bytes counted per header cell besides its text.
+const HEADER_CELL_COST: usize = 32;
+
+/// Most bytes of header text (with [`HEADER_CELL_COST`] per cell): the larger of the cell
+/// limit and 1 MiB.
+fn header_limit(limits: &Limits) -> usize {
+    limits.max_cell_bytes.max(1024 * 1024)
+}
+
+fn header_too_long(row: u32, limits: &Limits) -> IngestError {
+    IngestError::ExcelParse(format!(
+        "row {}: the header row is longer than {} bytes",
+        row + 1,
+        header_limit(limits)
+    ))
+}
 
 /// One cell's value, whatever the format it came from.
 enum Val<'a> {
@@ -129,33 +153,6 @@ fn write_float(f: f64, out: &mut Vec<u8>) {
     }
 }
 
-/// Checks a zip-based workbook against the archive limits before it is opened.
-fn check_archive(data: &[u8], limits: &Limits) -> Result<(), IngestError> {
-    let mut zip = zip::ZipArchive::new(Cursor::new(data))
-        .map_err(|e| IngestError::ExcelParse(format!("not a valid workbook archive ({e})")))?;
-    if zip.len() > limits.max_archive_entries {
-        return Err(IngestError::ExcelParse(format!(
-            "the workbook holds {} parts, at most {} are allowed",
-            zip.len(),
-            limits.max_archive_entries
-        )));
-    }
-    let mut total: u64 = 0;
-    for i in 0..zip.len() {
-        let entry = zip
-            .by_index_raw(i)
-            .map_err(|e| IngestError::ExcelParse(format!("broken workbook archive ({e})")))?;
-        total = total.saturating_add(entry.size());
-        if total > limits.max_decompressed_bytes {
-            return Err(IngestError::ExcelParse(format!(
-                "the workbook expands to more than {} bytes when decompressed",
-                limits.max_decompressed_bytes
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Builds rows from cells arriving in row order.
 struct RowBuilder {
     ncols: usize,
@@ -166,6 +163,8 @@ struct RowBuilder {
     next_col: usize,
     open_blank: bool,
     scratch: Vec<u8>,
+    /// Bytes of all cells so far.
+    total_bytes: u64,
 }
 
 impl RowBuilder {
@@ -181,6 +180,7 @@ impl RowBuilder {
             next_col: 0,
             open_blank: true,
             scratch: Vec::new(),
+            total_bytes: 0,
         }
     }
 
@@ -217,6 +217,13 @@ impl RowBuilder {
                 limits.max_cell_bytes
             )));
         }
+        self.total_bytes = self.total_bytes.saturating_add(self.scratch.len() as u64);
+        if self.total_bytes > limits.max_decompressed_bytes {
+            return Err(IngestError::ExcelParse(format!(
+                "the workbook expands to more than {} bytes when decompressed",
+                limits.max_decompressed_bytes
+            )));
+        }
         if !val.is_blank() {
             self.open_blank = false;
         }
@@ -242,7 +249,7 @@ impl RowBuilder {
                 limit: limits.max_rows,
             });
         }
-        Ok(self.chunk.len() >= self.chunk_rows)
+        Ok(self.chunk.len() >= self.chunk_rows || self.chunk.byte_len() >= CHUNK_BYTES)
     }
 
     /// Hands over the full chunk, continuing in `next`.
@@ -341,19 +348,34 @@ where
     }
     match kind {
         FileKind::Xlsx => {
-            check_archive(data, limits)?;
+            prescan::check_zip_workbook(kind, data, limits)?;
             read_xlsx(data, limits, chunk_rows, sink)
         }
         FileKind::Ods => {
-            check_archive(data, limits)?;
-            let wb: calamine::Ods<_> = calamine::open_workbook_from_rs(Cursor::new(data))
-                .map_err(|e: calamine::OdsError| IngestError::ExcelParse(e.to_string()))?;
-            read_range_workbook(wb, kind, data.len() as u64, limits, chunk_rows, sink)
+            prescan::check_zip_workbook(kind, data, limits)?;
+            let (sheet, range) = first_sheet::<calamine::Ods<_>>(data)?;
+            read_range(
+                sheet,
+                range,
+                kind,
+                data.len() as u64,
+                limits,
+                chunk_rows,
+                sink,
+            )
         }
         FileKind::Xls => {
-            let wb: calamine::Xls<_> = calamine::open_workbook_from_rs(Cursor::new(data))
-                .map_err(|e: calamine::XlsError| IngestError::ExcelParse(e.to_string()))?;
-            read_range_workbook(wb, kind, data.len() as u64, limits, chunk_rows, sink)
+            xls_scan::check_xls(data, limits)?;
+            let (sheet, range) = first_sheet::<calamine::Xls<_>>(data)?;
+            read_range(
+                sheet,
+                range,
+                kind,
+                data.len() as u64,
+                limits,
+                chunk_rows,
+                sink,
+            )
         }
         FileKind::Csv => Err(IngestError::UnsupportedType.into()),
     }
@@ -376,38 +398,41 @@ where
         return Err(IngestError::ExcelEmpty.into());
     };
     let mut cells = wb.worksheet_cells_reader(&sheet).map_err(parse)?;
-    // Header row: the first row holding a non-blank cell.
+    // Header row: the first row holding a non-blank cell. Cells past the column limit are not
+    // kept; the last non-blank one gives the width reported.
     let mut header_cells: Vec<(usize, String)> = Vec::new();
     let mut header_row: Option<u32> = None;
-    let mut pending: Option<(u32, usize, String)> = None;
+    let mut header_bytes = 0usize;
+    let mut too_wide: Option<usize> = None;
     let mut first_data: Option<calamine::Cell<DataRef<'_>>> = None;
     while let Some(cell) = cells.next_cell().map_err(parse)? {
         let (r, c) = cell.get_position();
+        let c = c as usize;
         let val = Val::from(cell.get_value());
         match header_row {
-            None => {
-                if val.is_blank() {
-                    continue;
-                }
-                header_row = Some(r);
-                header_cells.push((c as usize, val.header_text()));
-            }
-            Some(hr) if hr == r => {
-                if (c as usize) < limits.max_columns.saturating_mul(4) {
-                    header_cells.push((c as usize, val.header_text()));
-                } else {
-                    pending = Some((r, c as usize, String::new()));
-                }
-            }
-            Some(_) => {
+            Some(hr) if hr != r => {
                 first_data = Some(cell);
                 break;
             }
+            None if val.is_blank() => continue,
+            _ => header_row = Some(r),
         }
+        if c >= limits.max_columns {
+            if !val.is_blank() {
+                too_wide = Some(too_wide.unwrap_or(0).max(c + 1));
+            }
+            continue;
+        }
+        let text = val.header_text();
+        header_bytes = header_bytes.saturating_add(text.len() + HEADER_CELL_COST);
+        if header_bytes > header_limit(limits) {
+            return Err(header_too_long(r, limits).into());
+        }
+        header_cells.push((c, text));
     }
-    if pending.is_some() {
+    if let Some(found) = too_wide {
         return Err(IngestError::TooManyColumns {
-            found: limits.max_columns.saturating_mul(4),
+            found,
             limit: limits.max_columns,
         }
         .into());
@@ -449,8 +474,33 @@ where
     finish(b, sink, limits, stats)
 }
 
-fn read_range_workbook<RS, W, E, S>(
-    mut wb: W,
+/// Opens a workbook that calamine loads whole (XLS, ODS) and takes its first sheet. calamine
+/// indexes some records of these formats without checking them; a panic there (none is known
+/// to pass the checks made before) is caught and reported as a parse failure, never a crash.
+fn first_sheet<'d, W>(data: &'d [u8]) -> Result<(String, calamine::Range<Data>), IngestError>
+where
+    W: Reader<Cursor<&'d [u8]>>,
+    W::Error: std::fmt::Display,
+{
+    let open = || -> Result<(String, calamine::Range<Data>), IngestError> {
+        let parse = |e: W::Error| IngestError::ExcelParse(e.to_string());
+        let mut wb: W = calamine::open_workbook_from_rs(Cursor::new(data)).map_err(parse)?;
+        let Some(sheet) = wb.sheet_names().into_iter().next() else {
+            return Err(IngestError::ExcelEmpty);
+        };
+        let range = wb.worksheet_range(&sheet).map_err(parse)?;
+        Ok((sheet, range))
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)).unwrap_or_else(|_| {
+        Err(IngestError::ExcelParse(
+            "the workbook is malformed and could not be read".into(),
+        ))
+    })
+}
+
+fn read_range<E, S>(
+    sheet: String,
+    range: calamine::Range<Data>,
     kind: FileKind,
     bytes: u64,
     limits: &Limits,
@@ -458,30 +508,26 @@ fn read_range_workbook<RS, W, E, S>(
     sink: &mut S,
 ) -> Result<ReadStats, E>
 where
-    RS: std::io::Read + std::io::Seek,
-    W: Reader<RS>,
-    W::Error: std::fmt::Display,
     E: From<IngestError>,
     S: RowSink<E> + ?Sized,
 {
-    let Some(sheet) = wb.sheet_names().into_iter().next() else {
-        return Err(IngestError::ExcelEmpty.into());
-    };
-    let range = wb
-        .worksheet_range(&sheet)
-        .map_err(|e| IngestError::ExcelParse(e.to_string()))?;
     let Some((r0, c0)) = range.start() else {
         return Err(IngestError::ExcelEmpty.into());
     };
     let mut rows_iter = range.rows().enumerate();
     // Header: first row with a non-blank cell.
     let mut header_cells = Vec::new();
-    for (_, row) in rows_iter.by_ref() {
-        let cells: Vec<(usize, String)> = row
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (i + c0 as usize, Val::from(d).header_text()))
-            .collect();
+    for (i, row) in rows_iter.by_ref() {
+        let mut cells: Vec<(usize, String)> = Vec::new();
+        let mut bytes = 0usize;
+        for (j, d) in row.iter().enumerate() {
+            let text = Val::from(d).header_text();
+            bytes = bytes.saturating_add(text.len() + HEADER_CELL_COST);
+            if bytes > header_limit(limits) {
+                return Err(header_too_long(r0 + i as u32, limits).into());
+            }
+            cells.push((j + c0 as usize, text));
+        }
         if cells.iter().any(|(_, t)| !t.trim().is_empty()) {
             header_cells = cells;
             break;

@@ -2,15 +2,19 @@
 //! ODS: first sheet, first row headers), streamed in [`RowChunk`]s to a [`RowSink`].
 //!
 //! Every hostile input gets a clear [`IngestError`]: files over the size limit, spreadsheets that
-//! expand beyond a bound when decompressed (zip bombs), absurd row, column or cell sizes, text
-//! that is not valid in its detected encoding, unterminated or ragged CSV rows.
+//! expand beyond a bound when decompressed (zip bombs) or would need more memory than allowed
+//! to load (checked before calamine opens them: see `prescan` and `xls_scan`), absurd row,
+//! column or cell sizes, text that is not valid in its detected encoding, unterminated or ragged
+//! CSV rows.
 
 pub mod chunk;
 pub mod csv;
 mod excel;
 pub mod number;
+mod prescan;
 pub mod sniff;
 pub mod values;
+mod xls_scan;
 
 use std::path::Path;
 
@@ -99,6 +103,16 @@ pub struct Limits {
     pub max_columns: usize,
     /// Largest single cell, in bytes.
     pub max_cell_bytes: usize,
+    /// Largest memory a spreadsheet reader may need to hold for the workbook as a whole, in
+    /// bytes, as estimated before it is opened: an XLSX workbook's shared-string table (its
+    /// text and 32 bytes per string), cell styles, relationships; every cell of an ODS or XLS
+    /// workbook, which are loaded whole. The rows themselves are streamed and not counted.
+    #[serde(default = "default_workbook_bytes")]
+    pub max_workbook_bytes: u64,
+}
+
+fn default_workbook_bytes() -> u64 {
+    512 * 1024 * 1024
 }
 
 impl Limits {
@@ -107,6 +121,7 @@ impl Limits {
         Limits {
             max_file_bytes: 20 * 1024 * 1024,
             max_decompressed_bytes: 512 * 1024 * 1024,
+            max_workbook_bytes: 256 * 1024 * 1024,
             ..Limits::default()
         }
     }
@@ -122,6 +137,7 @@ impl Default for Limits {
             max_rows: 20_000_000,
             max_columns: 1_000,
             max_cell_bytes: 1024 * 1024,
+            max_workbook_bytes: default_workbook_bytes(),
         }
     }
 }
