@@ -1,4 +1,5 @@
-import { WebsocketProvider } from 'y-websocket'
+import * as authProtocol from 'y-protocols/auth'
+import { messageAuth, WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 
 import { FINAL_CLOSE_CODES } from './close-codes'
@@ -22,8 +23,15 @@ export type ConnectOptions = {
   onRefused?: (code: number) => void
   /** Another close code (the provider reconnects by itself). */
   onClosed?: (code: number) => void
+  /**
+   * The server answered an edit with the protocol's permission-denied message: the caller may
+   * read but no longer write (for example a role changed to viewer while the report was open).
+   */
+  onPermissionDenied?: (reason: string) => void
   /** Origin of the server; defaults to the page's. */
   origin?: string
+  /** The WebSocket class to use (tests); defaults to the browser's. */
+  WebSocketPolyfill?: typeof WebSocket
 }
 
 /** `ws(s)://host/api/collab`: the y-websocket server URL; the report id is the room. */
@@ -45,6 +53,7 @@ export function connectReportDocument(reportId: string, options: ConnectOptions 
   const doc = new Y.Doc()
   const provider = new WebsocketProvider(collabServerUrl(options.origin), reportId, doc, {
     disableBc: true,
+    ...(options.WebSocketPolyfill ? { WebSocketPolyfill: options.WebSocketPolyfill } : {}),
     // Only refusals are final; an idle timeout, a slow connection or a restart reconnects.
     shouldReconnect: (event) => !FINAL_CLOSE_CODES.has(event.code),
   })
@@ -61,6 +70,10 @@ export function connectReportDocument(reportId: string, options: ConnectOptions 
     } else if (code !== 0) {
       options.onClosed?.(code)
     }
+  }
+  // The protocol's auth message: the server refused an edit.
+  provider.messageHandlers[messageAuth] = (_encoder, decoder, p) => {
+    authProtocol.readAuthMessage(decoder, p.doc, (_doc, reason) => options.onPermissionDenied?.(reason))
   }
   provider.on('status', onStatus)
   provider.on('sync', onSync)

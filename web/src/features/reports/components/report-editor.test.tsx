@@ -17,7 +17,7 @@ import { ReportEditorPage } from './report-editor'
 
 // The collaborative document is a local Y.Doc here (the y-websocket side has its own tests); the
 // report's metadata and its live events go through the real query cache and event socket store.
-const fake = vi.hoisted(() => ({ connection: null as DocumentConnection | null }))
+const fake = vi.hoisted(() => ({ connection: null as DocumentConnection | null, readOnly: false }))
 
 vi.mock('../hooks/use-report-document', async () => {
   const { useEffect, useState } = await import('react')
@@ -32,7 +32,7 @@ vi.mock('../hooks/use-report-document', async () => {
         map.observeDeep(refresh)
         return () => map.unobserveDeep(refresh)
       }, [doc])
-      return { connection: fake.connection, status: 'connected', synced: true, refused: null, sections: list }
+      return { connection: fake.connection, status: 'connected', synced: true, refused: null, readOnly: fake.readOnly, sections: list }
     },
   }
 })
@@ -116,6 +116,7 @@ beforeEach(() => {
   FakeSocket.all = []
   setRealtimeTransport(() => new FakeSocket(), async () => true)
   const doc = seededDoc()
+  fake.readOnly = false
   fake.connection = { doc, provider: { awareness: new Awareness(doc) } as unknown as WebsocketProvider, destroy: () => {} }
   useAuthStore.setState({ status: 'authenticated', user: makeUser() })
   mockApi({
@@ -280,5 +281,16 @@ describe('ReportEditor structure panel and section rename', () => {
     await user.keyboard('{Enter}')
     await user.type(screen.getByRole('textbox', { name: 'Section title' }), ' draft{Escape}')
     expect(readSections(fake.connection!.doc).map((s) => s.title)).toEqual(['Executive Summary'])
+  })
+})
+
+describe('an editor the server stops accepting', () => {
+  it('turns read-only and says why', async () => {
+    fake.readOnly = true
+    renderEditor()
+    await screen.findByText(/you can read it but no longer edit it/)
+    expect(screen.queryByLabelText('Report name')).toBeNull()
+    expect(screen.queryByRole('button', { name: /Save Changes|Saved/ })).toBeNull()
+    expect(screen.getByText('Read-only')).toBeInTheDocument()
   })
 })

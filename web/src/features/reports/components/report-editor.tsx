@@ -77,7 +77,8 @@ function ReportEditor({ reportId }: { reportId: string }) {
   return (
     <LoadedEditor
       report={report.data.report}
-      canEdit={report.data.can_edit}
+      canEdit={report.data.can_edit && !document.readOnly}
+      revoked={report.data.can_edit && document.readOnly}
       connection={document.connection}
       connected={document.status === 'connected'}
       synced={document.synced}
@@ -89,13 +90,15 @@ function ReportEditor({ reportId }: { reportId: string }) {
 type LoadedProps = {
   report: ReportSummary
   canEdit: boolean
+  /** The server stopped accepting this user's edits while the report was open. */
+  revoked: boolean
   connection: DocumentConnection
   connected: boolean
   synced: boolean
   sections: Section[]
 }
 
-function LoadedEditor({ report, canEdit, connection, connected, synced, sections }: LoadedProps) {
+function LoadedEditor({ report, canEdit, revoked, connection, connected, synced, sections }: LoadedProps) {
   const me = useAuthStore((s) => s.user)
   const user: CaretUser = useMemo(
     () => ({ name: [me?.name, me?.last_name].filter(Boolean).join(' ') || me?.email || 'Anonymous', color: caretColor(me?.id ?? '') }),
@@ -179,6 +182,11 @@ function LoadedEditor({ report, canEdit, connection, connected, synced, sections
               {!connected ? 'Offline: reconnecting...' : synced ? 'Connected: edits are shared live' : 'Syncing...'}
             </span>
             {!canEdit && <span className="rounded bg-slate-100 px-2 py-0.5 text-slate-700">Read-only</span>}
+            {revoked && (
+              <span role="status" className="text-amber-700">
+                Your access to this report has changed: you can read it but no longer edit it.
+              </span>
+            )}
             <div className="ml-auto flex items-center gap-2">
               {canEdit && (
                 <>

@@ -11,6 +11,8 @@ export type ReportDocument = {
   synced: boolean
   /** Close code of a final refusal (4401, 4403, 4404), if the server refused the document. */
   refused: number | null
+  /** The server refused an edit: the caller may only read this document now. */
+  readOnly: boolean
   sections: Section[]
 }
 
@@ -23,6 +25,7 @@ export function useReportDocument(reportId: string): ReportDocument {
   const [status, setStatus] = useState<DocumentStatus>('connecting')
   const [synced, setSynced] = useState(false)
   const [refused, setRefused] = useState<number | null>(null)
+  const [readOnly, setReadOnly] = useState(false)
   const [sections, setSections] = useState<Section[]>([])
 
   // The caller keys the component by report id, so state starts fresh for each report.
@@ -31,6 +34,7 @@ export function useReportDocument(reportId: string): ReportDocument {
       onStatus: setStatus,
       onSynced: () => setSynced(true),
       onRefused: setRefused,
+      onPermissionDenied: () => setReadOnly(true),
     })
     const map = conn.doc.getMap(SECTIONS_MAP)
     const refresh = () => setSections(readSections(conn.doc))
@@ -46,5 +50,5 @@ export function useReportDocument(reportId: string): ReportDocument {
     }
   }, [reportId])
 
-  return { connection, status, synced, refused, sections }
+  return { connection, status, synced, refused, readOnly, sections }
 }
