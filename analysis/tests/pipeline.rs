@@ -54,6 +54,26 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// `capopt analyze` arguments for `pse_en.csv` with the fixture reference data, writing to
+/// `output`; tests change what they need.
+fn cli_args(output: PathBuf) -> AnalyzeArgs {
+    AnalyzeArgs {
+        input: fixture("pse_en.csv"),
+        lever: "pse".into(),
+        mapping: None,
+        refdata: Some(fixture("pse_refdata")),
+        ruleset: None,
+        reporting_date: Some(date()),
+        client_country: "ES".into(),
+        cet1_capital: None,
+        total_rwas: None,
+        output,
+        summary: None,
+        threads: Some(2),
+        max_file_mb: 20,
+    }
+}
+
 /// Parses a processed CSV into header and rows.
 fn read_csv(bytes: &[u8], delimiter: u8) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::str::from_utf8(bytes)
@@ -330,19 +350,10 @@ fn cli_analyze_writes_output_and_summary() {
     let output = tmp("cli_out.csv");
     let summary = tmp("cli_summary.json");
     let args = AnalyzeArgs {
-        input: fixture("pse_en.csv"),
-        lever: "pse".into(),
-        mapping: None,
-        refdata: Some(fixture("pse_refdata")),
-        ruleset: None,
-        reporting_date: Some(date()),
-        client_country: "ES".into(),
         cet1_capital: Some(13_000_000.0),
         total_rwas: Some(100_000_000.0),
-        output: output.clone(),
         summary: Some(summary.clone()),
-        threads: Some(2),
-        max_file_mb: 20,
+        ..cli_args(output.clone())
     };
     let r = run_analyze(&args).unwrap();
     assert_eq!(r.summary.rule_set, "EU-CRR3");
@@ -780,19 +791,10 @@ fn a_failed_run_leaves_no_file_behind() {
     // Through the command line, with the figures of the report, and with a summary that cannot
     // be written.
     let mut args = AnalyzeArgs {
-        input: fixture("pse_en.csv"),
-        lever: "pse".into(),
-        mapping: None,
-        refdata: Some(fixture("pse_refdata")),
-        ruleset: None,
-        reporting_date: Some(date()),
-        client_country: "ES".into(),
         cet1_capital: Some(1000.0),
         total_rwas: Some(1_000_000.0),
-        output: dir.join("cli.csv"),
-        summary: None,
         threads: None,
-        max_file_mb: 20,
+        ..cli_args(dir.join("cli.csv"))
     };
     assert!(run_analyze(&args).is_err());
     assert!(leftovers().is_empty(), "{:?}", leftovers());
@@ -914,21 +916,7 @@ fn an_output_that_is_not_a_regular_file_is_written_in_place_never_replaced() {
             text
         })
     };
-    let mut args = AnalyzeArgs {
-        input: fixture("pse_en.csv"),
-        lever: "pse".into(),
-        mapping: None,
-        refdata: Some(fixture("pse_refdata")),
-        ruleset: None,
-        reporting_date: Some(date()),
-        client_country: "ES".into(),
-        cet1_capital: None,
-        total_rwas: None,
-        output: fifo.clone(),
-        summary: None,
-        threads: Some(2),
-        max_file_mb: 20,
-    };
+    let mut args = cli_args(fifo.clone());
     let r = run_analyze(&args).unwrap();
     // Checked before waiting for the reader, which would wait for ever on a replaced FIFO.
     let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
@@ -996,21 +984,7 @@ fn a_reference_directory_never_borrows_the_synthetic_lists() {
 
 #[test]
 fn command_line_mistakes_get_plain_messages() {
-    let base = AnalyzeArgs {
-        input: fixture("pse_en.csv"),
-        lever: "pse".into(),
-        mapping: None,
-        refdata: Some(fixture("pse_refdata")),
-        ruleset: None,
-        reporting_date: Some(date()),
-        client_country: "ES".into(),
-        cet1_capital: None,
-        total_rwas: None,
-        output: tmp("cli_mistakes.csv"),
-        summary: None,
-        threads: Some(1),
-        max_file_mb: 20,
-    };
+    let base = cli_args(tmp("cli_mistakes.csv"));
     let err = |a: &AnalyzeArgs| run_analyze(a).unwrap_err().to_string();
     let mut a = base.clone();
     a.lever = "foo".into();

@@ -351,31 +351,16 @@ where
             prescan::check_zip_workbook(kind, data, limits)?;
             read_xlsx(data, limits, chunk_rows, sink)
         }
-        FileKind::Ods => {
-            prescan::check_zip_workbook(kind, data, limits)?;
-            let (sheet, range) = first_sheet::<calamine::Ods<_>>(data)?;
-            read_range(
-                sheet,
-                range,
-                kind,
-                data.len() as u64,
-                limits,
-                chunk_rows,
-                sink,
-            )
-        }
-        FileKind::Xls => {
-            xls_scan::check_xls(data, limits)?;
-            let (sheet, range) = first_sheet::<calamine::Xls<_>>(data)?;
-            read_range(
-                sheet,
-                range,
-                kind,
-                data.len() as u64,
-                limits,
-                chunk_rows,
-                sink,
-            )
+        FileKind::Ods | FileKind::Xls => {
+            let (sheet, range) = if kind == FileKind::Ods {
+                prescan::check_zip_workbook(kind, data, limits)?;
+                first_sheet::<calamine::Ods<_>>(data)?
+            } else {
+                xls_scan::check_xls(data, limits)?;
+                first_sheet::<calamine::Xls<_>>(data)?
+            };
+            let bytes = data.len() as u64;
+            read_range(sheet, range, kind, bytes, limits, chunk_rows, sink)
         }
         FileKind::Csv => Err(IngestError::UnsupportedType.into()),
     }

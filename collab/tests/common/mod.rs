@@ -27,29 +27,10 @@ pub struct Link {
     pub handle: JoinHandle<CloseReason>,
 }
 
-/// Opens a raw connection to `doc` on `hub`, returning the channels and the serve task.
+/// Opens a raw connection to `doc` on `hub`, returning the channels and the serve task (its
+/// rights fixed at `access`).
 pub fn connect_raw(hub: &Hub, doc: &str, access: Access) -> Link {
-    let (to_server, rx) = mpsc::unbounded_channel::<Result<Bytes, Infallible>>();
-    let (tx, from_server) = mpsc::unbounded_channel::<Bytes>();
-    let stream: ServerStream = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|m| (m, rx))
-    }));
-    let sink = Box::pin(futures_util::sink::unfold(
-        tx,
-        |tx, frame: Bytes| async move {
-            tx.send(frame).map_err(|_| ())?;
-            Ok::<_, ()>(tx)
-        },
-    ));
-    let hub = hub.clone();
-    let doc = doc.to_owned();
-    let handle =
-        tokio::spawn(async move { hub.serve_connection(&doc, access, stream, sink).await });
-    Link {
-        to_server,
-        from_server,
-        handle,
-    }
+    connect_with_rights(hub, doc, access).0
 }
 
 /// Opens a raw connection whose rights the caller holds and may change while it is open.
