@@ -377,19 +377,9 @@ fn cli_analyze_writes_output_and_summary() {
 fn cli_refuses_bad_arguments_without_writing() {
     let output = tmp("never.csv");
     let mut args = AnalyzeArgs {
-        input: fixture("pse_en.csv"),
         lever: "nonsense".into(),
-        mapping: None,
-        refdata: Some(fixture("pse_refdata")),
-        ruleset: None,
-        reporting_date: Some(date()),
-        client_country: "ES".into(),
-        cet1_capital: None,
-        total_rwas: None,
-        output: output.clone(),
-        summary: None,
         threads: None,
-        max_file_mb: 20,
+        ..cli_args(output.clone())
     };
     assert!(
         run_analyze(&args)
