@@ -117,7 +117,8 @@ async fn time_to_first_frame(hub: &Hub, doc: &str) -> Duration {
     elapsed
 }
 
-/// A small report: 6 sections, 20 paragraphs of 100 characters in all (the product's shape),
+/// A small report: 6 sections, 20 paragraphs of 100 characters in all, the first of each section
+/// being the empty one the server creates (the product's shape),
 /// or (`sections == 0`) 20 paragraphs of 100 characters in one XmlFragment (the shape of the
 /// design notes' measurement).
 fn small_report(seed: u64, sections: usize) -> Vec<u8> {
@@ -139,10 +140,19 @@ fn small_report(seed: u64, sections: usize) -> Vec<u8> {
     for p in 0..20 {
         let f = doc.get_or_insert_xml_fragment(format!("section:sec-{}", p % sections.max(1)));
         let mut txn = doc.transact_mut();
-        let para = f.push_back(&mut txn, XmlElementPrelim::empty("paragraph"));
         let words: String = (0..100)
             .map(|_| char::from(b'a' + rng.random_range(0..26u8)))
             .collect();
+        // As a writer fills a new report: the first text of a section goes into the empty
+        // paragraph the server created, the rest into new paragraphs.
+        let seeded = match f.get(&txn, 0) {
+            Some(yrs::XmlOut::Element(e)) if p < sections && e.len(&txn) == 0 => Some(e),
+            _ => None,
+        };
+        let para = match seeded {
+            Some(e) => e,
+            None => f.push_back(&mut txn, XmlElementPrelim::empty("paragraph")),
+        };
         para.push_back(&mut txn, XmlTextPrelim::new(words));
     }
     doc.transact()
