@@ -1193,8 +1193,13 @@ impl Engine {
             );
         };
         let subject = Subject::Sovereign(country);
-        if self.refdata.sovereigns().get(country).is_some() {
-            return match self.sovereign_treatment(country, None, row, &mut flags) {
+        if let Some(s) = self.refdata.sovereigns().get(country) {
+            // The list's CQS; the file's only where the list has none (both flagged).
+            let cqs = match Self::entity_cqs(s.cqs, row, &mut flags) {
+                Ok(c) => c,
+                Err(d) => return self.keep(cur, MatchStatus::NotMatched, d, flags),
+            };
+            return match self.sovereign_treatment(country, cqs, row, &mut flags) {
                 Some((rw, t, true, _)) => self.decide(
                     cur,
                     Outcome::one(rw, t, Reason::SovereignDomestic { country }),
