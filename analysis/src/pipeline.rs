@@ -1022,8 +1022,7 @@ impl Feeder<'_, '_> {
         for f in numeric_fields {
             if let Some(c) = map.col(f) {
                 let (point, comma) = DecimalStyle::votes((0..sample).map(|i| chunk.row(i).get(c)));
-                styles[c] =
-                    DecimalStyle::detect((0..sample).map(|i| chunk.row(i).get(c)), file_style);
+                styles[c] = DecimalStyle::from_votes(point, comma, file_style);
                 if point > 0 && comma > 0 {
                     warnings.push(format!(
                         "{} mixes number notations: {point} values written 1,234.56 and {comma} written 1.234,56 in the first rows. Each value that shows its notation was read in it; values that fit either were read as {}. Check the column.",

@@ -417,19 +417,9 @@ fn explicit_mapping_file() {
     .unwrap();
     let output = tmp("mapped.csv");
     let args = AnalyzeArgs {
-        input: fixture("pse_en.csv"),
-        lever: "pse".into(),
         mapping: Some(mapping.clone()),
-        refdata: Some(fixture("pse_refdata")),
-        ruleset: None,
-        reporting_date: Some(date()),
-        client_country: "ES".into(),
-        cet1_capital: None,
-        total_rwas: None,
-        output,
-        summary: None,
         threads: None,
-        max_file_mb: 20,
+        ..cli_args(output)
     };
     let r = run_analyze(&args).unwrap();
     assert!(!r.summary.mapping_auto);

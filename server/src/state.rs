@@ -1,5 +1,6 @@
 //! The application state shared by every handler.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::auth::ratelimit::RateLimits;
@@ -35,13 +36,33 @@ impl AppState {
     /// alike (after a sign-out, a password reset or a role change); other instances catch up at
     /// their next periodic re-check.
     pub async fn recheck_user(&self, user_id: &str) {
-        self.hub.recheck_user(self, user_id).await;
-        self.doc_sessions.recheck_user(self, user_id).await;
+        self.recheck(Some(user_id)).await;
     }
 
     /// Re-checks every open socket on this instance (the periodic check).
     pub async fn recheck_all(&self) {
-        self.hub.recheck(self).await;
-        self.doc_sessions.recheck(self).await;
+        self.recheck(None).await;
+    }
+
+    /// Authenticates again, once each, the sessions behind open sockets and hands the result to
+    /// both kinds of socket.
+    async fn recheck(&self, user_id: Option<&str>) {
+        let mut sessions: BTreeSet<(String, String)> =
+            self.hub.sessions(user_id).into_iter().collect();
+        sessions.extend(self.doc_sessions.sessions(user_id));
+        for (user, session) in sessions {
+            let fresh = match crate::realtime::reauthenticate(self, &user, &session).await {
+                Ok(fresh) => fresh,
+                Err(e) => {
+                    // A database hiccup must not sign everyone out: keep the sockets until the
+                    // next check.
+                    tracing::warn!(error = %e, "session re-check failed");
+                    continue;
+                }
+            };
+            self.hub.apply_session(&user, &session, fresh.as_ref());
+            self.doc_sessions
+                .apply_session(&user, &session, fresh.as_ref());
+        }
     }
 }

@@ -30,6 +30,11 @@ impl DecimalStyle {
         I: IntoIterator<Item = &'a [u8]>,
     {
         let (point, comma) = DecimalStyle::votes(values);
+        DecimalStyle::from_votes(point, comma, fallback)
+    }
+
+    /// The style the votes of [`DecimalStyle::votes`] elect, or `fallback` on a tie.
+    pub fn from_votes(point: usize, comma: usize, fallback: DecimalStyle) -> DecimalStyle {
         if point > comma {
             DecimalStyle::Point
         } else if comma > point {

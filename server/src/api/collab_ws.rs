@@ -48,12 +48,20 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/collab/{report_id}", get(collab_socket))
 }
 
-/// The caller and the client of the report when they may open it, or why they are refused.
+/// A caller allowed to open a report's document.
+struct Admitted {
+    user: AuthUser,
+    /// The report's client.
+    client_id: String,
+    access: collab::Access,
+}
+
+/// The caller, the report's client and what the caller may do, or why they are refused.
 async fn decide(
     state: &AppState,
     headers: &HeaderMap,
     report_id: &str,
-) -> Result<(AuthUser, String), CloseReason> {
+) -> Result<Admitted, CloseReason> {
     let jar = CookieJar::from_headers(headers);
     let user = match authenticate(state, &jar).await {
         Ok(Some(user)) => user,
@@ -71,8 +79,12 @@ async fn decide(
             return Err(CloseReason::INTERNAL_ERROR);
         }
     };
-    rights_for(&user, &client_id)?;
-    Ok((user, client_id))
+    let access = rights_for(&user, &client_id)?;
+    Ok(Admitted {
+        user,
+        client_id,
+        access,
+    })
 }
 
 /// Opens the collaborative document of a report.
@@ -98,7 +110,7 @@ async fn serve(
     state: AppState,
     socket: WebSocket,
     report_id: String,
-    decision: Result<(AuthUser, String), CloseReason>,
+    decision: Result<Admitted, CloseReason>,
 ) {
     let (mut tx, mut rx) = socket.split();
     let why = match decision {
@@ -122,13 +134,14 @@ async fn serve(
             .await;
             return;
         }
-        Ok((user, client_id)) => {
+        Ok(Admitted {
+            user,
+            client_id,
+            access,
+        }) => {
             // Registered for as long as the socket is served, so that a sign-out or a role change
             // reaches it (see `docs::sessions`).
-            let (_registration, rights) =
-                state
-                    .doc_sessions
-                    .register(&user, &client_id, rights_for(&user, &client_id));
+            let (_registration, rights) = state.doc_sessions.register(&user, &client_id, access);
             let rx = rx.filter_map(|m| async move {
                 match m {
                     Ok(Message::Binary(b)) => Some(Ok(b)),

@@ -4,12 +4,10 @@
 //! to viewer makes it read-only from the next message, a promotion makes it writable again.
 //!
 //! The decision itself is [`rights_for`], the same function that authorises the socket before
-//! the upgrade; the caller is re-established through [`crate::realtime::reauthenticate`], the
-//! same path as the event sockets. [`crate::state::AppState::recheck_user`] runs it at once after
-//! a sign-out, a password reset or a role change; the realtime re-check loop runs it for every
-//! socket periodically.
+//! the upgrade. [`crate::state::AppState::recheck_user`] authenticates each session again once,
+//! for event and document sockets alike, at once after a sign-out, a password reset or a role
+//! change, and for every socket periodically.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -18,7 +16,6 @@ use dashmap::DashMap;
 use tokio::sync::watch;
 
 use crate::auth::{AuthUser, Role};
-use crate::state::AppState;
 
 /// What a caller may do with a document of `client_id`: members of the client and admins write,
 /// viewers among them read, everybody else is refused.
@@ -72,9 +69,9 @@ impl DocSessions {
         &self,
         user: &AuthUser,
         client_id: &str,
-        initial: Rights,
+        access: Access,
     ) -> (Registration, watch::Receiver<Rights>) {
-        let (tx, rx) = watch::channel(initial);
+        let (tx, rx) = watch::channel(Ok(access));
         let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
         self.inner.open.insert(
             id,
@@ -94,59 +91,33 @@ impl DocSessions {
         )
     }
 
-    /// Open document sockets on this instance.
-    pub fn len(&self) -> usize {
-        self.inner.open.len()
+    /// The sessions (user id, session id) behind this instance's open document sockets, of one
+    /// user or of everyone.
+    pub fn sessions(&self, user_id: Option<&str>) -> Vec<(String, String)> {
+        self.inner
+            .open
+            .iter()
+            .filter(|e| user_id.is_none_or(|id| e.user_id == id))
+            .map(|e| (e.user_id.clone(), e.session_id.clone()))
+            .collect()
     }
 
-    /// Whether no document socket is open on this instance.
-    pub fn is_empty(&self) -> bool {
-        self.inner.open.is_empty()
-    }
-
-    /// Re-establishes the caller behind every open socket (each session once) and updates the
-    /// sockets' rights.
-    pub async fn recheck(&self, state: &AppState) {
-        self.recheck_where(state, |_| true).await;
-    }
-
-    /// The same for the sockets of one user.
-    pub async fn recheck_user(&self, state: &AppState, user_id: &str) {
-        self.recheck_where(state, |u| u == user_id).await;
-    }
-
-    async fn recheck_where(&self, state: &AppState, select: impl Fn(&str) -> bool) {
-        let mut sessions: HashMap<(String, String), Vec<u64>> = HashMap::new();
+    /// Applies a session's fresh authentication to its document sockets: `None` closes them with
+    /// 4401, otherwise each gets the rights [`rights_for`] gives on its report's client.
+    pub fn apply_session(&self, user_id: &str, session_id: &str, fresh: Option<&AuthUser>) {
         for e in self.inner.open.iter() {
-            if select(&e.user_id) {
-                sessions
-                    .entry((e.user_id.clone(), e.session_id.clone()))
-                    .or_default()
-                    .push(*e.key());
+            if e.user_id != user_id || e.session_id != session_id {
+                continue;
             }
-        }
-        for ((user_id, session_id), ids) in sessions {
-            let fresh = match crate::realtime::reauthenticate(state, &user_id, &session_id).await {
-                Ok(fresh) => fresh,
-                Err(e) => {
-                    // A database hiccup must not cut everyone off: keep the rights until the next check.
-                    tracing::warn!(error = %e, "document session re-check failed");
-                    continue;
-                }
+            let now = match fresh {
+                None => Err(CloseReason::UNAUTHENTICATED),
+                Some(user) => rights_for(user, &e.client_id),
             };
-            for id in ids {
-                if let Some(e) = self.inner.open.get(&id) {
-                    let now = match &fresh {
-                        None => Err(CloseReason::UNAUTHENTICATED),
-                        Some(user) => rights_for(user, &e.client_id),
-                    };
-                    e.rights.send_if_modified(|r| {
-                        let changed = *r != now;
-                        *r = now;
-                        changed
-                    });
-                }
-            }
+            e.rights.send_if_modified(|r| {
+                let changed = *r != now;
+                *r = now;
+                changed
+            });
         }
     }
 }

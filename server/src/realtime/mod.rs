@@ -23,7 +23,6 @@ pub mod redis_bus;
 pub mod topics;
 pub mod ws;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -391,60 +390,51 @@ impl Hub {
         self.inner.shutdown.cancel();
     }
 
-    /// Authenticates again the session behind every open socket (see the module docs). Sessions
-    /// are checked once each, however many sockets share them.
-    pub async fn recheck(&self, state: &AppState) {
-        self.recheck_where(state, |_| true).await;
+    /// The sessions (user id, session id) behind this instance's open sockets, of one user or of
+    /// everyone; [`crate::state::AppState::recheck_user`] authenticates each again once.
+    pub fn sessions(&self, user_id: Option<&str>) -> Vec<(String, String)> {
+        self.inner
+            .conns
+            .iter()
+            .map(|c| c.user())
+            .filter(|u| user_id.is_none_or(|id| u.id == id))
+            .map(|u| (u.id, u.session_id))
+            .collect()
     }
 
-    /// Re-checks at once the sockets of one user on this instance (after a sign-out, a role change
-    /// or a password reset); other instances catch up at their next periodic re-check.
-    pub async fn recheck_user(&self, state: &AppState, user_id: &str) {
-        self.recheck_where(state, |u| u.id == user_id).await;
-    }
-
-    async fn recheck_where(&self, state: &AppState, select: impl Fn(&AuthUser) -> bool) {
-        let mut by_session: HashMap<(String, String), Vec<Arc<Conn>>> = HashMap::new();
-        for c in self.inner.conns.iter() {
-            let u = c.user();
-            if !select(&u) {
+    /// Applies a session's fresh authentication to its sockets: `None` (the session ended or the
+    /// user is gone) closes them; otherwise the caller is updated and topics the user may no
+    /// longer receive are dropped with an `unsubscribed` frame.
+    pub fn apply_session(&self, user_id: &str, session_id: &str, fresh: Option<&AuthUser>) {
+        let conns: Vec<Arc<Conn>> = self
+            .inner
+            .conns
+            .iter()
+            .filter(|c| {
+                let u = c.user.lock().unwrap_or_else(|e| e.into_inner());
+                u.id == user_id && u.session_id == session_id
+            })
+            .map(|c| c.clone())
+            .collect();
+        for c in conns {
+            let Some(u) = fresh else {
+                c.close(close::UNAUTHENTICATED);
                 continue;
-            }
-            by_session
-                .entry((u.id, u.session_id))
-                .or_default()
-                .push(c.clone());
-        }
-        for ((user_id, session_id), conns) in by_session {
-            let fresh = match reauthenticate(state, &user_id, &session_id).await {
-                Ok(u) => u,
-                Err(e) => {
-                    // A database hiccup must not sign everyone out: keep the sockets until the next check.
-                    tracing::warn!(error = %e, "session re-check failed");
-                    continue;
-                }
             };
-            for c in conns {
-                match &fresh {
-                    None => c.close(close::UNAUTHENTICATED),
-                    Some(u) => {
-                        *c.user.lock().unwrap_or_else(|e| e.into_inner()) = u.clone();
-                        let mine = c.topics.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                        for t in mine {
-                            if !Topic::parse(&t).is_some_and(|topic| topic.allows(u))
-                                && self.unsubscribe(&c, &t)
-                            {
-                                let frame = encode(
-                                    &t,
-                                    0,
-                                    "unsubscribed",
-                                    &serde_json::json!({"reason": "forbidden"}),
-                                );
-                                if c.tx.try_send(frame).is_err() {
-                                    c.close(close::SLOW_CONSUMER);
-                                }
-                            }
-                        }
+            *c.user.lock().unwrap_or_else(|e| e.into_inner()) = u.clone();
+            let mine = c.topics.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            for t in mine {
+                if !Topic::parse(&t).is_some_and(|topic| topic.allows(u))
+                    && self.unsubscribe(&c, &t)
+                {
+                    let frame = encode(
+                        &t,
+                        0,
+                        "unsubscribed",
+                        &serde_json::json!({"reason": "forbidden"}),
+                    );
+                    if c.tx.try_send(frame).is_err() {
+                        c.close(close::SLOW_CONSUMER);
                     }
                 }
             }

@@ -317,7 +317,7 @@ async fn a_lost_membership_drops_the_subscription() {
         .execute(&app.state.db.pool)
         .await
         .unwrap();
-    app.state.hub.recheck(&app.state).await;
+    app.state.recheck_all().await;
     let v = ws.next_json(WAIT).await.unwrap();
     assert_eq!(
         (

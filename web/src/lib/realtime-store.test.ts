@@ -1,3 +1,5 @@
+import { FakeEventSocket as FakeSocket } from '@/testing/fake-event-socket'
+
 import { useAuthStore } from './auth-store'
 import {
   BACKOFF_MAX_MS,
@@ -12,42 +14,7 @@ import {
   useRealtimeStore,
 } from './realtime-store'
 
-/** A WebSocket stand-in the test drives by hand. */
-class FakeSocket {
-  static all: FakeSocket[] = []
-  readyState = 0
-  sent: unknown[] = []
-  closedWith: number | null = null
-  onopen: ((ev: Event) => void) | null = null
-  onclose: ((ev: CloseEvent) => void) | null = null
-  onmessage: ((ev: MessageEvent) => void) | null = null
-  onerror: ((ev: Event) => void) | null = null
-  readonly url: string
-  constructor(url: string) {
-    this.url = url
-    FakeSocket.all.push(this)
-  }
-  send(data: string) {
-    this.sent.push(JSON.parse(data))
-  }
-  close(code = 1000) {
-    this.closedWith = code
-    this.serverClose(code)
-  }
-  open() {
-    this.readyState = 1
-    this.onopen?.(new Event('open'))
-  }
-  frame(topic: string, seq: number, type: string, data: unknown = null) {
-    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ topic, seq, type, data }) }))
-  }
-  serverClose(code: number) {
-    this.readyState = 3
-    this.onclose?.(new CloseEvent('close', { code }))
-  }
-}
-
-const latest = () => FakeSocket.all[FakeSocket.all.length - 1]!
+const latest = () => FakeSocket.latest()
 
 function listener() {
   const events: number[] = []

@@ -10,6 +10,7 @@ import * as Y from 'yjs'
 import { useAuthStore } from '@/lib/auth-store'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
+import { FakeEventSocket as FakeSocket } from '@/testing/fake-event-socket'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
 
 import { readSections } from '../utils/sections'
@@ -37,39 +38,8 @@ vi.mock('../hooks/use-report-document', async () => {
   }
 })
 
-/** A WebSocket stand-in for the event socket (`/api/ws`). */
-class FakeSocket {
-  static all: FakeSocket[] = []
-  readyState = 0
-  sent: { op: string; topics?: string[] }[] = []
-  onopen: ((ev: Event) => void) | null = null
-  onclose: ((ev: CloseEvent) => void) | null = null
-  onmessage: ((ev: MessageEvent) => void) | null = null
-  onerror: ((ev: Event) => void) | null = null
-  constructor() {
-    FakeSocket.all.push(this)
-  }
-  send(data: string) {
-    this.sent.push(JSON.parse(data))
-  }
-  close(code = 1000) {
-    this.serverClose(code)
-  }
-  open() {
-    this.readyState = 1
-    this.onopen?.(new Event('open'))
-  }
-  frame(topic: string, seq: number, type: string, data: unknown = null) {
-    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ topic, seq, type, data }) }))
-  }
-  serverClose(code: number) {
-    this.readyState = 3
-    this.onclose?.(new CloseEvent('close', { code }))
-  }
-}
-
 const TOPIC = 'client:c-1:reports'
-const latestSocket = () => FakeSocket.all[FakeSocket.all.length - 1]!
+const latestSocket = () => FakeSocket.latest()
 
 const base: ReportSummary = {
   id: 'r-1',
