@@ -1,4 +1,6 @@
-import { json, makeUser, mockApi } from '@/testing/mock-api'
+import { delay } from 'msw'
+
+import { json, makeUser, mockApi, networkError, noContent } from '@/testing/mock-api'
 
 import { RESTORE_TIMEOUT_MESSAGE, useAuthStore } from './auth-store'
 import { queryClient } from './query-client'
@@ -6,7 +8,6 @@ import { queryClient } from './query-client'
 beforeEach(() => useAuthStore.setState({ status: 'initializing', user: null, error: null }))
 afterEach(() => {
   vi.useRealTimers()
-  vi.unstubAllGlobals()
 })
 
 describe('session restore', () => {
@@ -53,13 +54,12 @@ describe('session restore', () => {
 
   it('gives up with the timeout message when the server never answers', async () => {
     vi.useFakeTimers()
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(
-        (_url: string, init: RequestInit) =>
-          new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))),
-      ),
-    )
+    mockApi({
+      'GET /api/auth/me': async () => {
+        await delay('infinite')
+        return json(200, makeUser())
+      },
+    })
     const done = useAuthStore.getState().restore()
     await vi.advanceTimersByTimeAsync(15_000)
     await done
@@ -71,7 +71,7 @@ describe('signing out', () => {
   it('clears the user and the query cache', async () => {
     useAuthStore.setState({ status: 'authenticated', user: makeUser() })
     queryClient.setQueryData(['secret'], 42)
-    mockApi({ 'POST /api/auth/logout': () => new Response(null, { status: 204 }) })
+    mockApi({ 'POST /api/auth/logout': () => noContent() })
     await useAuthStore.getState().signOut()
     expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
     expect(queryClient.getQueryData(['secret'])).toBeUndefined()
@@ -88,7 +88,7 @@ describe('signing out', () => {
 
   it('keeps the session when a refresh fails for network reasons', async () => {
     useAuthStore.setState({ status: 'authenticated', user: makeUser() })
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))))
+    mockApi({ 'POST /api/auth/refresh': () => networkError() })
     await useAuthStore.getState().refreshSession()
     expect(useAuthStore.getState().status).toBe('authenticated')
   })

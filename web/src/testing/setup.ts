@@ -2,6 +2,20 @@ import '@testing-library/jest-dom/vitest'
 
 import { cleanup, configure } from '@testing-library/react'
 
+import { recordUnhandled, server, takeUnhandled } from './mock-api'
+
+// API calls are answered by MSW handlers (`mockApi`); an unhandled call fails its request at once
+// and the test after it.
+beforeAll(() =>
+  server.listen({
+    onUnhandledRequest(request, print) {
+      recordUnhandled(request)
+      print.error()
+    },
+  }),
+)
+afterAll(() => server.close())
+
 // Lazy route modules are transformed on first use, which is slow on a busy machine.
 configure({ asyncUtilTimeout: 5000 })
 
@@ -38,8 +52,11 @@ Element.prototype.releasePointerCapture ??= () => {}
 
 afterEach(() => {
   cleanup()
+  server.resetHandlers()
   for (const part of document.cookie.split(';')) {
     const name = part.split('=')[0]?.trim()
     if (name) document.cookie = `${name}=; path=/; max-age=0`
   }
+  const unhandled = takeUnhandled()
+  if (unhandled.length > 0) throw new Error(`API calls without a mock: ${unhandled.join(', ')}`)
 })

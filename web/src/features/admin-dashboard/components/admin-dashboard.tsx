@@ -68,7 +68,6 @@ function MetricCards({ data }: { data: DashboardMetrics | undefined }) {
         icon={Users}
         title="Total Clients"
         value={data && formatCount(data.total_clients)}
-        detail={data && '0% churn rate'}
       />
     </section>
   )
@@ -79,7 +78,8 @@ type MetricCardProps = {
   title: string
   /** Undefined while loading. */
   value: string | undefined
-  detail: ReactNode
+  /** A line under the figure; none when the API has no figure for it. */
+  detail?: ReactNode
 }
 
 function MetricCard({ icon: Icon, title, value, detail }: MetricCardProps) {
@@ -99,7 +99,7 @@ function MetricCard({ icon: Icon, title, value, detail }: MetricCardProps) {
       ) : (
         <>
           <p className="mt-3 text-2xl font-bold tracking-tight text-slate-900">{value}</p>
-          <p className="mt-1 text-xs text-slate-500">{detail}</p>
+          {detail ? <p className="mt-1 text-xs text-slate-500">{detail}</p> : null}
         </>
       )}
     </Card>

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event'
 
 import { Toaster } from '@/components/ui/toaster'
 import { useAuthStore } from '@/lib/auth-store'
-import { json, makeUser, mockApi } from '@/testing/mock-api'
+import { json, makeUser, mockApi, noContent } from '@/testing/mock-api'
 
 import { FirstLoginDialogs } from './first-login-dialogs'
 
@@ -36,7 +36,7 @@ describe('first-login dialogs', () => {
 
   it('signs the user out when the terms are declined', async () => {
     useAuthStore.setState({ status: 'authenticated', user: makeUser({ requires_terms: true }) })
-    mockApi({ 'POST /api/auth/logout': () => new Response(null, { status: 204 }) })
+    mockApi({ 'POST /api/auth/logout': () => noContent() })
     renderDialogs()
     await userEvent.click(screen.getByRole('button', { name: 'Decline' }))
     expect(await screen.findByText('Terms declined')).toBeInTheDocument()
@@ -65,7 +65,7 @@ describe('first-login dialogs', () => {
   it('changes the password and closes', async () => {
     useAuthStore.setState({ status: 'authenticated', user: makeUser({ requires_password_change: true }) })
     mockApi({
-      'POST /api/auth/change-password': () => new Response(null, { status: 204 }),
+      'POST /api/auth/change-password': () => noContent(),
       'GET /api/auth/me': () => json(200, makeUser({ requires_password_change: false })),
     })
     renderDialogs()
@@ -92,7 +92,7 @@ describe('first-login dialogs', () => {
 
   it('signs the user out when the required change is cancelled', async () => {
     useAuthStore.setState({ status: 'authenticated', user: makeUser({ requires_password_change: true }) })
-    mockApi({ 'POST /api/auth/logout': () => new Response(null, { status: 204 }) })
+    mockApi({ 'POST /api/auth/logout': () => noContent() })
     renderDialogs()
     await userEvent.click(screen.getByRole('button', { name: 'Cancel' }))
     expect(await screen.findByText('Password change required', { selector: '[data-title]' })).toBeInTheDocument()

@@ -64,6 +64,6 @@ describe('LoginForm', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Sign In' }))
     await waitFor(() => expect(useAuthStore.getState().status).toBe('authenticated'))
     expect(useAuthStore.getState().user?.role).toBe('user')
-    expect(JSON.parse(calls[0].init.body as string)).toEqual({ email: 'user@bank-a.example', password: 'Demo-Password-1' })
+    expect(calls[0].body).toEqual({ email: 'user@bank-a.example', password: 'Demo-Password-1' })
   })
 })

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event'
 import { createMemoryRouter, RouterProvider } from 'react-router'
 
 import { Toaster } from '@/components/ui/toaster'
-import { json, mockApi } from '@/testing/mock-api'
+import { json, mockApi, noContent } from '@/testing/mock-api'
 
 import { ResetPasswordForm } from './reset-password-form'
 
@@ -54,12 +54,12 @@ describe('ResetPasswordForm validation', () => {
   })
 
   it('sets the password and goes to login', async () => {
-    const calls = mockApi({ 'POST /api/auth/reset-password': () => new Response(null, { status: 204 }) })
+    const calls = mockApi({ 'POST /api/auth/reset-password': () => noContent() })
     const router = renderForm('tok-1')
     await submit('Abcdefg1', 'Abcdefg1')
     expect(await screen.findByText('login page')).toBeInTheDocument()
     expect(router.state.location.state).toEqual({ notice: 'Your password has been updated. You can now sign in.' })
-    expect(JSON.parse(calls[0].init.body as string)).toEqual({ token: 'tok-1', password: 'Abcdefg1' })
+    expect(calls[0].body).toEqual({ token: 'tok-1', password: 'Abcdefg1' })
   })
 
   it('shows the invalid-link message from the server', async () => {

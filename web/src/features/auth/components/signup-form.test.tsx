@@ -76,7 +76,7 @@ describe('SignupForm', () => {
     expect(await screen.findByText('login page')).toBeInTheDocument()
     expect(screen.getByText('Account created successfully!')).toBeInTheDocument()
     expect(router.state.location.state).toEqual({ notice: 'Account created. You can now sign in.' })
-    expect(JSON.parse(calls[1].init.body as string)).toEqual({ name: 'Nora', last_name: 'Ruiz', password: 'Secret-Pass-1' })
+    expect(calls[1].body).toEqual({ name: 'Nora', last_name: 'Ruiz', password: 'Secret-Pass-1' })
   })
 
   it('says the invitation is invalid or expired on a 404', async () => {

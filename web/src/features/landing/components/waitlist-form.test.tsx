@@ -2,22 +2,19 @@ import { render, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 
 import { Toaster } from '@/components/ui/toaster'
+import { json, mockApi, networkError } from '@/testing/mock-api'
 
 import { WaitlistForm } from './waitlist-form'
 
-type Reply = { status: number; body: unknown } | Error
+type Reply = { status: number; body: unknown } | 'network error'
 
 function mockWaitlist(reply: Reply, gate?: Promise<void>) {
-  const fetchMock = vi.fn(async () => {
-    await gate
-    if (reply instanceof Error) throw reply
-    return new Response(JSON.stringify(reply.body), {
-      status: reply.status,
-      headers: { 'content-type': 'application/json' },
-    })
+  return mockApi({
+    'POST /api/waitlist': async () => {
+      await gate
+      return reply === 'network error' ? networkError() : json(reply.status, reply.body)
+    },
   })
-  vi.stubGlobal('fetch', fetchMock)
-  return fetchMock
 }
 
 function renderForm(source: 'hero' | 'cta' = 'hero') {
@@ -33,23 +30,21 @@ function renderForm(source: 'hero' | 'cta' = 'hero') {
   }
 }
 
-afterEach(() => vi.unstubAllGlobals())
-
 describe('WaitlistForm', () => {
   it('rejects an invalid address without calling the server', async () => {
-    const fetchMock = mockWaitlist({ status: 200, body: {} })
+    const calls = mockWaitlist({ status: 200, body: {} })
     const { input, button } = renderForm()
     await userEvent.type(input, 'not-an-email')
     await userEvent.click(button())
     expect(await screen.findByText('Please enter a valid email address')).toBeInTheDocument()
     expect(input).toHaveAttribute('aria-invalid', 'true')
-    expect(fetchMock).not.toHaveBeenCalled()
+    expect(calls).toHaveLength(0)
   })
 
   it('shows Joining... while the request runs, then the success toast, and clears the field', async () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const fetchMock = mockWaitlist({ status: 200, body: { success: true, message: 'Welcome aboard!', code: 'OK' } }, gate)
+    const calls = mockWaitlist({ status: 200, body: { success: true, message: 'Welcome aboard!', code: 'OK' } }, gate)
     const { input, button } = renderForm('cta')
     await userEvent.type(input, '  ana@bank.example ')
     await userEvent.click(button())
@@ -61,9 +56,8 @@ describe('WaitlistForm', () => {
     expect(await screen.findByText('Welcome aboard!')).toBeInTheDocument()
     await waitFor(() => expect(button()).toHaveTextContent('Join Waitlist'))
     expect(input).toHaveValue('')
-    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit]
-    expect(url).toBe('/api/waitlist')
-    expect(JSON.parse(init.body as string)).toEqual({ email: 'ana@bank.example', name: null, source: 'cta' })
+    expect(calls.map((c) => c.url)).toEqual(['/api/waitlist'])
+    expect(calls[0]!.body).toEqual({ email: 'ana@bank.example', name: null, source: 'cta' })
   })
 
   it('shows the server message for an address already registered', async () => {
@@ -92,7 +86,7 @@ describe('WaitlistForm', () => {
   })
 
   it('shows the unexpected-error message when the server cannot be reached', async () => {
-    mockWaitlist(new TypeError('Failed to fetch'))
+    mockWaitlist('network error')
     const { input, button } = renderForm()
     await userEvent.type(input, 'ana@bank.example')
     await userEvent.click(button())

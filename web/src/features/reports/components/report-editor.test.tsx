@@ -94,8 +94,8 @@ beforeEach(() => {
       gets++
       return json(200, { report: server, can_edit: true })
     },
-    'PATCH /api/reports/r-1': (init) => {
-      const body = JSON.parse(String(init.body)) as Partial<ReportSummary>
+    'PATCH /api/reports/r-1': ({ body: sent }) => {
+      const body = sent as Partial<ReportSummary>
       patches.push(body)
       colleagueSaves(body, `2026-11-02T10:00:0${patches.length + 5}.000000Z`)
       return json(200, server)

@@ -156,7 +156,7 @@ describe('ReportsList', () => {
     await user.clear(again)
     await user.type(again, 'Q4 disclosure{Enter}')
     const patch = calls.find((c) => c.key === 'PATCH /api/reports/r-1')
-    expect(JSON.parse(String(patch?.init.body))).toEqual({ name: 'Q4 disclosure' })
+    expect(patch?.body).toEqual({ name: 'Q4 disclosure' })
     expect(await screen.findByText('Report renamed successfully')).toBeInTheDocument()
   })
 
