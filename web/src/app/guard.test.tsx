@@ -99,7 +99,7 @@ describe('route guard', () => {
     const { router } = renderRoutes(routes, '/admin')
     expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument()
     expect(router.state.location.pathname).toBe('/admin/dashboard')
-    expect(await screen.findByText('Total Clients')).toBeInTheDocument()
+    expect(await screen.findByText('1.250.000 €')).toBeInTheDocument()
   })
 
   it('redirects /client to /client/home', async () => {
