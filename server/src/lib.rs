@@ -12,6 +12,7 @@ use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
+pub mod access;
 pub mod api;
 pub mod audit;
 pub mod auth;
@@ -22,7 +23,10 @@ pub mod error;
 pub mod mail;
 pub mod realtime;
 pub mod seed;
+pub mod service;
 pub mod state;
+#[cfg(test)]
+mod tidy;
 
 use config::Config;
 use state::AppState;

@@ -157,8 +157,8 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
     }
     let today = chrono::Utc::now().date_naive();
     for (bi, bank) in BANKS.iter().enumerate() {
-        let client_id = clients::insert(
-            &mut *tx,
+        let client_id = crate::service::clients::create(
+            &mut tx,
             &clients::NewClient {
                 name: bank.name,
                 description: bank.description,

@@ -88,10 +88,10 @@ pub async fn load_me(state: &AppState, user_id: &str) -> ApiResult<Me> {
         last_name: u.last_name,
         role: Role::parse(&u.role),
         company: u.company,
-        client: clients
-            .into_iter()
-            .next()
-            .map(|(id, name)| ClientRef { id, name }),
+        client: clients.into_iter().next().map(|m| ClientRef {
+            id: m.client_id,
+            name: m.client_name,
+        }),
         requires_terms: u.terms_accepted_at.is_none(),
         terms_accepted_at: u.terms_accepted_at,
         password_changed_at: u.password_changed_at,

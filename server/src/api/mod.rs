@@ -20,6 +20,7 @@ pub mod auth;
 pub mod board;
 pub mod collab_ws;
 pub mod dashboard;
+pub mod extract;
 pub mod invitations;
 pub mod reports;
 pub mod waitlist;
@@ -102,7 +103,7 @@ pub struct Health {
 /// Liveness and database check.
 #[utoipa::path(get, path = "/api/health", responses((status = 200, body = Health)))]
 pub async fn health(State(state): State<AppState>) -> Result<axum::Json<Health>, ApiError> {
-    sqlx::query("SELECT 1").execute(&state.db.pool).await?;
+    state.db.ping().await?;
     Ok(axum::Json(Health { status: "ok" }))
 }
 

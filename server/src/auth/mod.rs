@@ -11,6 +11,7 @@ use axum::http::request::Parts;
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 use serde::{Deserialize, Serialize};
 
+use crate::access::{MemberRole, Membership};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -92,8 +93,8 @@ pub struct AuthUser {
     pub role: Role,
     /// Session id (from the access token).
     pub session_id: String,
-    /// Clients the user belongs to (id, name).
-    pub clients: Vec<(String, String)>,
+    /// Clients the user belongs to, by name, with the user's role in each.
+    pub clients: Vec<Membership>,
 }
 
 impl AuthUser {
@@ -109,7 +110,8 @@ impl AuthUser {
             Err(ApiError::Forbidden("Access denied".into()))
         }
     }
-    /// Refuses any change to viewers.
+    /// Refuses any change to viewers (for changes that concern no client, such as the caller's
+    /// own account; a client's data goes through [`crate::access`]).
     pub fn require_writer(&self) -> ApiResult<()> {
         if self.role == Role::Viewer {
             Err(ApiError::read_only())
@@ -117,56 +119,50 @@ impl AuthUser {
             Ok(())
         }
     }
-    /// Whether the caller may read a client's rows: its members and admins.
-    pub fn can_read_client(&self, client_id: &str) -> bool {
-        self.is_admin() || self.clients.iter().any(|(id, _)| id == client_id)
-    }
-    /// Refuses a client's rows to non-members (404, so ids of other clients are not disclosed).
-    pub fn require_client_read(&self, client_id: &str) -> ApiResult<()> {
-        if self.can_read_client(client_id) {
-            Ok(())
-        } else {
-            Err(ApiError::not_found("Client not found"))
-        }
-    }
-    /// Refuses changes to a client's rows to non-members and viewers.
-    pub fn require_client_write(&self, client_id: &str) -> ApiResult<()> {
-        self.require_client_read(client_id)?;
-        self.require_writer()
-    }
-    /// The client a client-side screen works on: the user's first client.
-    pub fn home_client(&self) -> Option<&(String, String)> {
-        self.clients.first()
-    }
+}
+
+/// The session an access token names, when the token is valid (signature and expiry); nothing is
+/// read from the database.
+pub fn verify_access(state: &AppState, jar: &CookieJar) -> Option<tokens::Claims> {
+    let token = jar.get(ACCESS_COOKIE)?;
+    state.keys.verify(token.value())
+}
+
+/// Loads the caller behind a session: `None` when the session was revoked or the user is gone.
+/// Requests reach it through [`authenticate`]; open sockets are re-checked with it directly.
+pub async fn load_caller(
+    state: &AppState,
+    user_id: &str,
+    session_id: &str,
+) -> sqlx::Result<Option<AuthUser>> {
+    let Some(row) = crate::db::users::session_user(&state.db.pool, user_id, session_id).await?
+    else {
+        return Ok(None);
+    };
+    let clients = crate::db::users::client_memberships(&state.db.pool, &row.id)
+        .await?
+        .into_iter()
+        .map(|m| Membership {
+            client_id: m.client_id,
+            client_name: m.client_name,
+            role: MemberRole::parse(&m.role),
+        })
+        .collect();
+    Ok(Some(AuthUser {
+        id: row.id,
+        email: row.email,
+        role: Role::parse(&row.role),
+        session_id: session_id.to_owned(),
+        clients,
+    }))
 }
 
 /// Resolves the caller from the access cookie; `None` when there is no valid session.
 pub async fn authenticate(state: &AppState, jar: &CookieJar) -> ApiResult<Option<AuthUser>> {
-    let Some(token) = jar.get(ACCESS_COOKIE).map(|c| c.value().to_owned()) else {
+    let Some(claims) = verify_access(state, jar) else {
         return Ok(None);
     };
-    let Some(claims) = state.keys.verify(&token) else {
-        return Ok(None);
-    };
-    let row: Option<(String, String, String)> = sqlx::query_as(
-        "SELECT u.id, u.email, u.role FROM users u JOIN sessions s ON s.user_id = u.id
-         WHERE u.id = $1 AND s.id = $2 AND s.revoked_at IS NULL",
-    )
-    .bind(&claims.sub)
-    .bind(&claims.sid)
-    .fetch_optional(&state.db.pool)
-    .await?;
-    let Some((id, email, role)) = row else {
-        return Ok(None);
-    };
-    let clients = crate::db::users::client_memberships(&state.db.pool, &id).await?;
-    Ok(Some(AuthUser {
-        id,
-        email,
-        role: Role::parse(&role),
-        session_id: claims.sid,
-        clients,
-    }))
+    Ok(load_caller(state, &claims.sub, &claims.sid).await?)
 }
 
 impl FromRequestParts<AppState> for AuthUser {

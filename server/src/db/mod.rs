@@ -74,6 +74,12 @@ impl Db {
         Ok(Db { pool, backend })
     }
 
+    /// Checks that the database answers.
+    pub async fn ping(&self) -> sqlx::Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
     /// Whether the database holds no users yet (a fresh install).
     pub async fn is_empty(&self) -> sqlx::Result<bool> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")

@@ -126,13 +126,51 @@ pub async fn set_role<'e>(
     Ok(r.rows_affected() == 1)
 }
 
-/// The ids and names of the clients a user belongs to, by name.
+/// The user behind a live session (not revoked).
+#[derive(Debug, Clone, FromRow)]
+pub struct SessionUser {
+    /// User id.
+    pub id: String,
+    /// Email.
+    pub email: String,
+    /// Stored role.
+    pub role: String,
+}
+
+/// The user of session `session_id` when it is theirs and not revoked.
+pub async fn session_user<'e>(
+    ex: impl AnyExecutor<'e>,
+    user_id: &str,
+    session_id: &str,
+) -> sqlx::Result<Option<SessionUser>> {
+    sqlx::query_as(
+        "SELECT u.id, u.email, u.role FROM users u JOIN sessions s ON s.user_id = u.id
+         WHERE u.id = $1 AND s.id = $2 AND s.revoked_at IS NULL",
+    )
+    .bind(user_id)
+    .bind(session_id)
+    .fetch_optional(ex)
+    .await
+}
+
+/// A client membership of a user.
+#[derive(Debug, Clone, FromRow)]
+pub struct MembershipRow {
+    /// The client.
+    pub client_id: String,
+    /// Its name.
+    pub client_name: String,
+    /// The user's role within it (`member`, `approver`, `admin`).
+    pub role: String,
+}
+
+/// The clients a user belongs to, by name.
 pub async fn client_memberships<'e>(
     ex: impl AnyExecutor<'e>,
     user_id: &str,
-) -> sqlx::Result<Vec<(String, String)>> {
+) -> sqlx::Result<Vec<MembershipRow>> {
     sqlx::query_as(
-        "SELECT c.id, c.name FROM client_users cu JOIN clients c ON c.id = cu.client_id WHERE cu.user_id = $1 ORDER BY c.name",
+        "SELECT c.id AS client_id, c.name AS client_name, cu.role FROM client_users cu JOIN clients c ON c.id = cu.client_id WHERE cu.user_id = $1 ORDER BY c.name, c.id",
     )
     .bind(user_id)
     .fetch_all(ex)

@@ -15,17 +15,15 @@ use collab::{Access, CloseReason, Rights};
 use dashmap::DashMap;
 use tokio::sync::watch;
 
-use crate::auth::{AuthUser, Role};
+use crate::auth::AuthUser;
 
 /// What a caller may do with a document of `client_id`: members of the client and admins write,
 /// viewers among them read, everybody else is refused.
 pub fn rights_for(user: &AuthUser, client_id: &str) -> Rights {
-    if !user.can_read_client(client_id) {
-        Err(CloseReason::FORBIDDEN)
-    } else if user.role == Role::Viewer {
-        Ok(Access::ReadOnly)
-    } else {
-        Ok(Access::ReadWrite)
+    match crate::access::decide(user, client_id) {
+        None => Err(CloseReason::FORBIDDEN),
+        Some(r) if r.write => Ok(Access::ReadWrite),
+        Some(_) => Ok(Access::ReadOnly),
     }
 }
 

@@ -442,21 +442,14 @@ impl Hub {
     }
 }
 
-/// Loads the caller behind a session through [`crate::auth::authenticate`] (the one place where
-/// rights are established), with a short-lived token minted for that session: `None` when the
-/// session ended or the user is gone.
+/// Loads the caller behind a session again ([`crate::auth::load_caller`], the same loading as
+/// every request's, without a token): `None` when the session ended or the user is gone.
 pub(crate) async fn reauthenticate(
     state: &AppState,
     user_id: &str,
     session_id: &str,
 ) -> anyhow::Result<Option<AuthUser>> {
-    let token = state.keys.access_token(user_id, session_id)?;
-    let jar = axum_extra::extract::cookie::CookieJar::new().add(
-        axum_extra::extract::cookie::Cookie::new(crate::auth::ACCESS_COOKIE, token),
-    );
-    crate::auth::authenticate(state, &jar)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))
+    Ok(crate::auth::load_caller(state, user_id, session_id).await?)
 }
 
 /// Starts the hub's background work: the periodic session re-check, and the Redis bus when

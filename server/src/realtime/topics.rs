@@ -94,7 +94,7 @@ impl Topic {
     pub fn allows(&self, user: &AuthUser) -> bool {
         match self {
             Topic::Client { client_id, .. } | Topic::Run { client_id, .. } => {
-                user.can_read_client(client_id)
+                crate::access::decide(user, client_id).is_some()
             }
             Topic::Admin { .. } => user.is_admin(),
         }
@@ -124,7 +124,11 @@ mod tests {
             session_id: "s".into(),
             clients: clients
                 .iter()
-                .map(|c| (c.to_string(), c.to_string()))
+                .map(|c| crate::access::Membership {
+                    client_id: c.to_string(),
+                    client_name: c.to_string(),
+                    role: crate::access::MemberRole::Member,
+                })
                 .collect(),
         }
     }

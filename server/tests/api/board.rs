@@ -73,6 +73,14 @@ fn layout(b: &Value) -> Vec<(String, Vec<String>)> {
 #[tokio::test]
 async fn a_new_board_gets_default_columns_and_is_scoped_to_the_users_client() {
     let app = TestApp::spawn().await;
+    // A viewer's read comes first and writes nothing: no topic sequence, no column created.
+    let viewer = app.login(VIEWER).await;
+    assert_eq!(board(&viewer).await["columns"].as_array().unwrap().len(), 4);
+    let (topics,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM realtime_topics")
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(topics, 0, "a read took a topic sequence number");
     let a = app.login(USER_A).await;
     let b = app.login(USER_B).await;
     let ba = board(&a).await;

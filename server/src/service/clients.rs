@@ -1,0 +1,15 @@
+//! Clients (the banks): a new client comes with everything its screens read (the default columns
+//! of its task board), in the same transaction, so no read ever has to create anything.
+
+use sqlx::AnyConnection;
+
+use crate::db::clients::{self as db, NewClient};
+use crate::error::ApiResult;
+
+/// Creates a client and its board's default columns; returns its id. Runs inside the caller's
+/// transaction.
+pub async fn create(conn: &mut AnyConnection, c: &NewClient<'_>) -> ApiResult<String> {
+    let id = db::insert(&mut *conn, c).await?;
+    super::board::create_default_columns(conn, &id).await?;
+    Ok(id)
+}

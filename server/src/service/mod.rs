@@ -1,0 +1,190 @@
+//! The service layer: the product's rules, whoever calls them (a request handler today, a job
+//! tomorrow). Validation, the access decision on rows, one transaction per change, the topic's
+//! sequence number, the audit record and the event published after commit all happen here; HTTP
+//! does not (`api/` maps requests to these functions and their results to responses) and SQL does
+//! not either (`db/`).
+//!
+//! Every change goes through [`Change`]: begin, take the topic's next sequence number (which also
+//! serialises the writers of that topic), write, then [`Change::commit`] with the event and the
+//! audit record. The audit record is written in the same transaction and the event is published
+//! only after the commit succeeded, so no area can announce a change that did not happen, or make
+//! one without its audit trail.
+
+pub mod board;
+pub mod clients;
+pub mod dashboard;
+pub mod reports;
+
+use serde::Serialize;
+use sqlx::AnyConnection;
+
+use crate::access::{self, Need, Rights};
+use crate::auth::AuthUser;
+use crate::db::misc::{self as audit_db, AuditEvent};
+use crate::error::{ApiError, ApiResult};
+use crate::realtime::{self, Topic};
+use crate::state::AppState;
+
+/// Who asks for a change, and from where.
+#[derive(Debug, Clone)]
+pub struct Actor {
+    /// The signed-in caller.
+    pub user: AuthUser,
+    /// Their address (for the audit trail).
+    pub ip: String,
+}
+
+/// A caller working on one client's data, with what they may do with it.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// The caller.
+    pub actor: Actor,
+    /// The client.
+    pub client_id: String,
+    /// The client's name.
+    pub client_name: String,
+    /// The caller's rights on it.
+    pub rights: Rights,
+}
+
+impl Scope {
+    /// The caller.
+    pub fn user(&self) -> &AuthUser {
+        &self.actor.user
+    }
+}
+
+/// Resolves the client a request works on (the one it names, else the caller's first client) and
+/// checks that the caller may do `need` with it ([`access::require`]). The one way a client is
+/// chosen for every area.
+pub async fn scope(
+    state: &AppState,
+    actor: Actor,
+    requested: Option<&str>,
+    need: Need,
+) -> ApiResult<Scope> {
+    let client_id = access::target_client(&actor.user, requested)?;
+    scope_of(state, actor, &client_id, need).await
+}
+
+/// The same for a client known from a row (a report's, a folder's).
+pub async fn scope_of(
+    state: &AppState,
+    actor: Actor,
+    client_id: &str,
+    need: Need,
+) -> ApiResult<Scope> {
+    let rights = access::require(&actor.user, client_id, need)?;
+    let client_name = match actor.user.clients.iter().find(|m| m.client_id == client_id) {
+        Some(m) => m.client_name.clone(),
+        // Admins reach clients they are not members of: the client must exist.
+        None => crate::db::clients::exists(&state.db.pool, client_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("Client not found"))?,
+    };
+    Ok(Scope {
+        actor,
+        client_id: client_id.to_owned(),
+        client_name,
+        rights,
+    })
+}
+
+/// The audit record of a change, written in its transaction.
+#[derive(Debug)]
+pub struct Audit<'a> {
+    /// e.g. `task_created`.
+    pub event_type: &'a str,
+    /// e.g. `task`.
+    pub entity_type: &'a str,
+    /// The entity.
+    pub entity_id: &'a str,
+    /// JSON details.
+    pub details: serde_json::Value,
+}
+
+/// One change of the product's data (see the module docs).
+pub struct Change<'s> {
+    state: &'s AppState,
+    tx: sqlx::Transaction<'static, sqlx::Any>,
+    topic: Topic,
+    seq: i64,
+}
+
+impl<'s> Change<'s> {
+    /// Opens the transaction of a change to `topic`'s data and takes the topic's next sequence
+    /// number first, so that concurrent changes of the topic run one after the other.
+    pub async fn begin(state: &'s AppState, topic: Topic) -> ApiResult<Change<'s>> {
+        let mut tx = state.db.pool.begin().await?;
+        let seq = realtime::next_seq(&mut tx, &topic).await?;
+        Ok(Change {
+            state,
+            tx,
+            topic,
+            seq,
+        })
+    }
+
+    /// The transaction's connection, for the `db` functions.
+    pub fn conn(&mut self) -> &mut AnyConnection {
+        &mut self.tx
+    }
+
+    /// Commits: the audit record is written in the transaction, then it commits, then `event` is
+    /// published with `payload` on the topic. Returns the event's sequence number. Dropping a
+    /// `Change` without committing rolls everything back and publishes nothing.
+    pub async fn commit<T: Serialize>(
+        mut self,
+        actor: &Actor,
+        event: &str,
+        payload: &T,
+        audit: Audit<'_>,
+    ) -> ApiResult<i64> {
+        audit_db::audit_insert(
+            &mut *self.tx,
+            &AuditEvent {
+                event_type: audit.event_type,
+                entity_type: audit.entity_type,
+                entity_id: Some(audit.entity_id),
+                actor_id: Some(&actor.user.id),
+                details: audit.details,
+                severity: "info",
+                ip: Some(&actor.ip),
+            },
+        )
+        .await?;
+        self.tx.commit().await?;
+        self.state
+            .hub
+            .publish(&self.topic, self.seq, event, payload);
+        Ok(self.seq)
+    }
+}
+
+/// A change's result and the sequence number of the event that announced it.
+#[derive(Debug)]
+pub struct Committed<T> {
+    /// The changed rows.
+    pub value: T,
+    /// The topic sequence number of the change's event.
+    pub seq: i64,
+}
+
+/// Refuses names with control characters or outside `1..=max` characters after trimming.
+pub fn clean_name(name: &str, what: &str, max: usize) -> ApiResult<String> {
+    let n = name.trim();
+    if n.is_empty() {
+        return Err(ApiError::validation(format!("{what} name is required")));
+    }
+    if n.chars().count() > max {
+        return Err(ApiError::validation(format!(
+            "{what} name must be at most {max} characters"
+        )));
+    }
+    if n.chars().any(char::is_control) {
+        return Err(ApiError::validation(format!(
+            "{what} name must not contain control characters"
+        )));
+    }
+    Ok(n.to_string())
+}
