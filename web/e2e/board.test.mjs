@@ -1,26 +1,35 @@
 // The live task board: two browsers on Bank A's board and one on Bank B's. Changes show live on
 // the first pair and never on the third; concurrent moves end in the same order everywhere; a
 // viewer sees changes but cannot drag or edit.
-import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { expect, test } from '@playwright/test'
 
 import { apiCall, login, newPage, screenshot } from './support/browser.mjs'
 import { ACCOUNTS } from './support/server.mjs'
-import { useServerAndBrowser } from './support/suite.mjs'
+import { useServer } from './support/suite.mjs'
 
-async function openBoard(env, email, options) {
-  const page = await newPage(env.browser, env.server.baseUrl, options)
+async function openBoard(browser, env, email, options) {
+  const page = await newPage(browser, env.server.baseUrl, options)
   await login(page, email)
-  await page.waitForURL((url) => url.pathname.startsWith('/client/'))
+  await expect(page).toHaveURL(/\/client\//)
   await page.getByRole('link', { name: 'Task Board' }).click()
-  await page.getByRole('heading', { name: 'Task Board' }).waitFor()
-  await page.getByTestId('board-column').first().waitFor()
-  await page.locator('[data-slot="connection-status"] [data-status="open"]').waitFor()
+  await expect(page.getByRole('heading', { name: 'Task Board' })).toBeVisible()
+  await expect(page.getByTestId('board-column').first()).toBeVisible()
+  await expect(page.locator('[data-slot="connection-status"] [data-status="open"]')).toBeAttached()
   return page
 }
 
 const column = (page, name) => page.getByRole('region', { name, exact: true })
-const titlesIn = (page, name) => column(page, name).getByTestId('task-card').locator('h3').allInnerTexts()
+/** The card titles of a column, for auto-waiting `toHaveText([...])`. */
+const titles = (page, name) => column(page, name).getByTestId('task-card').locator('h3')
+
+/**
+ * Creates a task through the API and waits until `page` shows it: the board's events arrive in
+ * order, so anything an earlier change would have shown on `page` has arrived by then.
+ */
+async function barrier(page, columnId, columnName, title) {
+  expect((await apiCall(page, 'POST', '/api/board/tasks', { column_id: columnId, title })).status).toBe(201)
+  await expect(column(page, columnName).getByText(title)).toBeVisible()
+}
 
 /** Drags with the mouse past the 5 px activation distance, in small steps like a person. */
 async function drag(page, from, to) {
@@ -43,49 +52,52 @@ async function dragToPoint(page, from, to) {
   await page.mouse.up()
 }
 
-describe('task board', () => {
-  const env = useServerAndBrowser()
+test.describe('task board', () => {
+  const env = useServer()
 
-  it('shows creates, drags, edits and deletes live on the same client only', async () => {
-    const a1 = await openBoard(env, ACCOUNTS.userA)
-    const a2 = await openBoard(env, ACCOUNTS.approver)
-    const b = await openBoard(env, ACCOUNTS.userB)
+  test('shows creates, drags, edits and deletes live on the same client only', async ({ browser }) => {
+    const a1 = await openBoard(browser, env, ACCOUNTS.userA)
+    const a2 = await openBoard(browser, env, ACCOUNTS.approver)
+    const b = await openBoard(browser, env, ACCOUNTS.userB)
     for (const p of [a1, a2, b]) {
-      assert.deepEqual(await p.getByTestId('board-column').locator('h2').allInnerTexts(), ['To Do', 'In Progress', 'Review', 'Done'])
+      await expect(p.getByTestId('board-column').locator('h2')).toHaveText(['To Do', 'In Progress', 'Review', 'Done'])
     }
 
     // Create in browser 1: the dialog validates, then the card appears in browser 2.
     await column(a1, 'To Do').getByRole('button', { name: 'Add Task' }).click()
     await a1.getByRole('button', { name: 'Create Task' }).click()
-    await a1.getByText('Title is required').waitFor()
+    await expect(a1.getByText('Title is required')).toBeVisible()
     await a1.getByLabel('Title').fill('Reconcile PSE list')
     await a1.getByLabel('Priority').selectOption('high')
     await a1.getByRole('button', { name: 'Create Task' }).click()
-    await column(a2, 'To Do').getByText('Reconcile PSE list').waitFor()
+    await expect(column(a2, 'To Do').getByText('Reconcile PSE list')).toBeVisible()
     await column(a1, 'To Do').getByRole('button', { name: 'Add Task' }).click()
     await a1.getByLabel('Title').fill('Check MDB codes')
     await a1.getByRole('button', { name: 'Create Task' }).click()
-    await column(a2, 'To Do').getByText('Check MDB codes').waitFor()
+    await expect(column(a2, 'To Do').getByText('Check MDB codes')).toBeVisible()
 
     // Drag in browser 2 onto another column: the task goes to its end, live in browser 1.
     await drag(a2, column(a2, 'To Do').getByText('Reconcile PSE list'), column(a2, 'Review'))
-    await column(a1, 'Review').getByText('Reconcile PSE list').waitFor()
-    assert.deepEqual(await titlesIn(a1, 'To Do'), ['Check MDB codes'])
+    await expect(column(a1, 'Review').getByText('Reconcile PSE list')).toBeVisible()
+    await expect(titles(a1, 'To Do')).toHaveText(['Check MDB codes'])
     await screenshot(a1, 'board-after-drag')
 
     // Edit in browser 1, shown in browser 2.
     await column(a1, 'Review').getByRole('button', { name: 'Edit Reconcile PSE list' }).click()
     await a1.getByLabel('Title').fill('Reconcile PSE list (done)')
     await a1.getByRole('button', { name: 'Save Changes' }).click()
-    await column(a2, 'Review').getByText('Reconcile PSE list (done)').waitFor()
+    await expect(column(a2, 'Review').getByText('Reconcile PSE list (done)')).toBeVisible()
 
     // Delete in browser 2, gone in browser 1.
     await column(a2, 'To Do').getByRole('button', { name: 'Delete Check MDB codes' }).click()
-    await a2.getByText('Task deleted').waitFor()
-    await column(a1, 'To Do').getByText('Check MDB codes').waitFor({ state: 'detached' })
+    await expect(a2.getByText('Task deleted')).toBeVisible()
+    await expect(column(a1, 'To Do').getByText('Check MDB codes')).toHaveCount(0)
 
-    // Bank B's board never showed any of it, and its socket refuses Bank A's topic.
-    assert.equal(await b.getByTestId('task-card').count(), 0)
+    // Bank B's board never showed any of it (checked once a change on its own board has arrived),
+    // and its socket refuses Bank A's topic.
+    const { body: boardB } = await apiCall(b, 'GET', '/api/board')
+    await barrier(b, boardB.columns[0].id, 'To Do', 'Bank B marker')
+    await expect(b.getByTestId('task-card')).toHaveText(['Bank B marker'])
     const { body: boardA } = await apiCall(a1, 'GET', '/api/board')
     const denied = await b.evaluate(
       (topic) =>
@@ -99,16 +111,16 @@ describe('task board', () => {
         }),
       `client:${boardA.client_id}:board`,
     )
-    assert.equal(denied, 'denied')
+    expect(denied).toBe('denied')
     for (const p of [a1, a2, b]) {
-      assert.deepEqual(p.errors, [])
+      expect(p.errors).toEqual([])
       await p.context().close()
     }
   })
 
-  it('ends concurrent moves in the same order everywhere with nothing lost', async () => {
-    const a1 = await openBoard(env, ACCOUNTS.userA)
-    const a2 = await openBoard(env, ACCOUNTS.approver)
+  test('ends concurrent moves in the same order everywhere with nothing lost', async ({ browser }) => {
+    const a1 = await openBoard(browser, env, ACCOUNTS.userA)
+    const a2 = await openBoard(browser, env, ACCOUNTS.approver)
     const { body: board } = await apiCall(a1, 'GET', '/api/board')
     const [todo, doing] = board.columns.map((c) => c.id)
     const ids = []
@@ -124,37 +136,31 @@ describe('task board', () => {
       const target = i % 3 ? doing : todo
       moves.push(apiCall(page, 'POST', `/api/board/tasks/${id}/move`, { column_id: target, after_id: ids[(i + 1) % ids.length] }))
     }
-    for (const m of await Promise.all(moves)) assert.equal(m.status, 200)
+    for (const m of await Promise.all(moves)) expect(m.status).toBe(200)
     const { body: final } = await apiCall(a1, 'GET', '/api/board')
     const expected = (colId) => final.tasks.filter((t) => t.column_id === colId).map((t) => t.title)
-    const poll = async (page) => {
-      for (let i = 0; i < 50; i++) {
-        const todoTitles = await titlesIn(page, 'To Do')
-        const doingTitles = await titlesIn(page, 'In Progress')
-        if (JSON.stringify([todoTitles, doingTitles]) === JSON.stringify([expected(todo), expected(doing)])) return
-        await page.waitForTimeout(100)
-      }
-      assert.deepEqual([await titlesIn(page, 'To Do'), await titlesIn(page, 'In Progress')], [expected(todo), expected(doing)])
+    for (const page of [a1, a2]) {
+      await expect(titles(page, 'To Do')).toHaveText(expected(todo))
+      await expect(titles(page, 'In Progress')).toHaveText(expected(doing))
     }
-    await poll(a1)
-    await poll(a2)
-    assert.deepEqual([...expected(todo), ...expected(doing)].sort(), ['M1', 'M2', 'M3', 'M4', 'M5', 'M6'])
+    expect([...expected(todo), ...expected(doing)].sort()).toEqual(['M1', 'M2', 'M3', 'M4', 'M5', 'M6'])
     for (const p of [a1, a2]) await p.context().close()
   })
 
-  it("moves a task dropped on another column's free space to its end, and nothing when dropped on its card", async () => {
+  test("moves a task dropped on another column's free space to its end, and nothing when dropped on its card", async ({ browser }) => {
     // Wide enough for the four columns to sit clear of the board's auto-scroll edge.
     const wide = { viewport: { width: 1800, height: 900 } }
-    const a1 = await openBoard(env, ACCOUNTS.userA, wide)
-    const a2 = await openBoard(env, ACCOUNTS.approver, wide)
+    const a1 = await openBoard(browser, env, ACCOUNTS.userA, wide)
+    const a2 = await openBoard(browser, env, ACCOUNTS.approver, wide)
     const { body: board } = await apiCall(a1, 'GET', '/api/board')
     const [todo, , , done] = board.columns.map((c) => c.id)
     for (const [columnId, title] of [[done, 'Filed'], [todo, 'Drag me'], [todo, 'Stay put']]) {
-      assert.equal((await apiCall(a1, 'POST', '/api/board/tasks', { column_id: columnId, title })).status, 201)
+      expect((await apiCall(a1, 'POST', '/api/board/tasks', { column_id: columnId, title })).status).toBe(201)
     }
-    await column(a1, 'To Do').getByText('Stay put').waitFor()
-    const doneBefore = await titlesIn(a1, 'Done')
-    assert.ok(doneBefore.includes('Filed'))
+    await expect(column(a1, 'To Do').getByText('Stay put')).toBeVisible()
+    await expect(column(a2, 'To Do').getByText('Stay put')).toBeVisible()
+    const doneBefore = await titles(a1, 'Done').allInnerTexts()
+    expect(doneBefore).toContain('Filed')
 
     // Onto the free space just below Done's last card: the task goes to the end of Done, for
     // everyone (the card is the closest target there, but the pointer is on the column).
@@ -162,37 +168,42 @@ describe('task board', () => {
     const into = { x: last.x + last.width / 2, y: last.y + last.height + 30 }
     await dragToPoint(a1, column(a1, 'To Do').getByText('Drag me'), into)
     for (const p of [a1, a2]) {
-      await column(p, 'Done').getByText('Drag me').waitFor()
-      assert.deepEqual(await titlesIn(p, 'Done'), [...doneBefore, 'Drag me'])
+      await expect(titles(p, 'Done')).toHaveText([...doneBefore, 'Drag me'])
     }
 
-    // Onto another column's card: nothing moves.
+    // Onto another column's card: nothing moves (a move shows at once where it is dropped, and
+    // on the other board before any later change does).
     await drag(a1, column(a1, 'To Do').getByText('Stay put'), column(a1, 'Done').getByText('Filed'))
-    await a1.waitForTimeout(300)
-    assert.ok((await titlesIn(a1, 'To Do')).includes('Stay put'))
-    assert.deepEqual(await titlesIn(a2, 'Done'), [...doneBefore, 'Drag me'])
+    await expect(column(a1, 'To Do').getByText('Stay put')).toBeVisible()
+    await barrier(a2, todo, 'To Do', 'After the drop')
+    await expect(column(a2, 'To Do').getByText('Stay put')).toBeVisible()
+    await expect(titles(a2, 'Done')).toHaveText([...doneBefore, 'Drag me'])
+    await expect(titles(a1, 'Done')).toHaveText([...doneBefore, 'Drag me'])
     for (const p of [a1, a2]) await p.context().close()
   })
 
-  it('lets a viewer watch but not change the board', async () => {
-    const user = await openBoard(env, ACCOUNTS.userA)
-    const viewer = await openBoard(env, ACCOUNTS.viewer)
-    assert.equal(await viewer.getByRole('button', { name: 'Add Column' }).count(), 0)
-    assert.equal(await viewer.getByRole('button', { name: 'Add Task' }).count(), 0)
-    assert.equal(await viewer.getByRole('button', { name: /^Move column/ }).count(), 0)
+  test('lets a viewer watch but not change the board', async ({ browser }) => {
+    const user = await openBoard(browser, env, ACCOUNTS.userA)
+    const viewer = await openBoard(browser, env, ACCOUNTS.viewer)
+    await expect(viewer.getByRole('button', { name: 'Add Column' })).toHaveCount(0)
+    await expect(viewer.getByRole('button', { name: 'Add Task' })).toHaveCount(0)
+    await expect(viewer.getByRole('button', { name: /^Move column/ })).toHaveCount(0)
     await column(user, 'To Do').getByRole('button', { name: 'Add Task' }).click()
     await user.getByLabel('Title').fill('Seen by the viewer')
     await user.getByRole('button', { name: 'Create Task' }).click()
     const card = column(viewer, 'To Do').getByText('Seen by the viewer')
-    await card.waitFor()
-    // Dragging does nothing for a viewer.
+    await expect(card).toBeVisible()
+    // Dragging does nothing for a viewer: no local move, and none on the server (the user's
+    // board, which would show a move before any later change, still has the card in To Do).
     await drag(viewer, card, column(viewer, 'Done'))
-    await viewer.waitForTimeout(300)
-    assert.ok((await titlesIn(viewer, 'To Do')).includes('Seen by the viewer'))
+    await expect(card).toBeVisible()
+    await expect(column(viewer, 'Done').getByText('Seen by the viewer')).toHaveCount(0)
     const { body: board } = await apiCall(viewer, 'GET', '/api/board')
+    await barrier(user, board.columns[0].id, 'To Do', 'After the viewer drag')
+    await expect(column(user, 'To Do').getByText('Seen by the viewer')).toBeVisible()
     const task = board.tasks.find((t) => t.title === 'Seen by the viewer')
     const refused = await apiCall(viewer, 'POST', `/api/board/tasks/${task.id}/move`, { column_id: board.columns[3].id })
-    assert.equal(refused.status, 403)
+    expect(refused.status).toBe(403)
     await screenshot(viewer, 'board-viewer')
     for (const p of [user, viewer]) await p.context().close()
   })

@@ -1,35 +1,36 @@
 // Invitation sign-up, the blocking terms dialog and the password-age dialog, against the real server.
-import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { before, describe, it } from 'node:test'
+
+import { expect, test } from '@playwright/test'
 
 import { apiCall, login, newPage, screenshot } from './support/browser.mjs'
 import { ACCOUNTS, DEMO_PASSWORD } from './support/server.mjs'
-import { useServerAndBrowser } from './support/suite.mjs'
+import { useServer } from './support/suite.mjs'
 
 const toast = (page, text) => page.locator('[data-sonner-toast]').getByText(text, { exact: true })
+const at = (path) => (url) => url.pathname === path
 
-describe('invitations and first-login dialogs', () => {
-  const env = useServerAndBrowser()
+test.describe('invitations and first-login dialogs', () => {
+  const env = useServer()
   let admin
 
-  before(async () => {
-    admin = await newPage(env.browser, env.server.baseUrl)
+  test.beforeAll(async ({ browser }) => {
+    admin = await newPage(browser, env.server.baseUrl)
     const signedIn = await apiCall(admin, 'POST', '/api/auth/login', { email: ACCOUNTS.admin, password: DEMO_PASSWORD })
-    assert.equal(signedIn.status, 200)
+    expect(signedIn.status).toBe(200)
   })
 
   async function latestMailTo(email) {
     const outbox = await apiCall(admin, 'GET', '/api/admin/outbox')
-    assert.equal(outbox.status, 200)
+    expect(outbox.status).toBe(200)
     const mail = outbox.body.find((m) => m.to === email)
-    assert.ok(mail, `no mail to ${email} in the outbox`)
+    expect(mail, `no mail to ${email} in the outbox`).toBeTruthy()
     return mail
   }
 
-  it('registers from an invitation, then declines and accepts the terms', async () => {
+  test('registers from an invitation, then declines and accepts the terms', async ({ browser }) => {
     const { body: me } = await apiCall(admin, 'GET', '/api/auth/me')
-    assert.ok(me.client, 'the admin belongs to the demo clients')
+    expect(me.client, 'the admin belongs to the demo clients').toBeTruthy()
     const email = `invited-${Date.now()}@bank-a.example`
     const created = await apiCall(admin, 'POST', '/api/admin/invitations', {
       name: 'Irene',
@@ -38,126 +39,126 @@ describe('invitations and first-login dialogs', () => {
       role: 'viewer',
       client_id: me.client.id,
     })
-    assert.equal(created.status, 201, JSON.stringify(created.body))
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
     const link = (await latestMailTo(email)).body.match(/\/signup\/[A-Za-z0-9_\-.~%]+/)?.[0]
-    assert.ok(link, 'invitation link in the mail')
+    expect(link, 'invitation link in the mail').toBeTruthy()
 
-    const page = await newPage(env.browser, env.server.baseUrl)
+    const page = await newPage(browser, env.server.baseUrl)
     await page.goto(link)
-    await page.getByRole('heading', { name: 'Create your account' }).waitFor()
+    await expect(page.getByRole('heading', { name: 'Create your account' })).toBeVisible()
     const emailField = page.getByLabel('Email')
-    assert.equal(await emailField.inputValue(), email)
-    assert.equal(await emailField.getAttribute('readonly'), '')
-    assert.equal(await page.getByLabel('Company').inputValue(), me.client.name)
-    assert.equal(await page.getByLabel('Role').inputValue(), 'Viewer')
-    assert.equal(await page.getByLabel('First name').inputValue(), 'Irene')
+    await expect(emailField).toHaveValue(email)
+    await expect(emailField).toHaveAttribute('readonly', '')
+    await expect(page.getByLabel('Company')).toHaveValue(me.client.name)
+    await expect(page.getByLabel('Role')).toHaveValue('Viewer')
+    await expect(page.getByLabel('First name')).toHaveValue('Irene')
     await screenshot(page, 'signup')
 
     await page.getByLabel('First name').fill(' ')
     await page.getByLabel('Password', { exact: true }).fill('12345')
     await page.getByLabel('Confirm password').fill('12345')
     await page.getByRole('button', { name: 'Create Account' }).click()
-    await page.getByText('Please enter your first and last name').first().waitFor()
-    await page.getByText('Password must be at least 6 characters long').waitFor()
+    await expect(page.getByText('Please enter your first and last name').first()).toBeVisible()
+    await expect(page.getByText('Password must be at least 6 characters long')).toBeVisible()
 
     await page.getByLabel('First name').fill('Irene')
     await page.getByLabel('Password', { exact: true }).fill('Invited-Pass-1')
     await page.getByLabel('Confirm password').fill('Invited-Pass-2')
     await page.getByRole('button', { name: 'Create Account' }).click()
-    await page.getByText('Passwords do not match').waitFor()
+    await expect(page.getByText('Passwords do not match')).toBeVisible()
     await page.getByLabel('Confirm password').fill('Invited-Pass-1')
     await page.getByRole('button', { name: 'Create Account' }).click()
-    await page.waitForURL((url) => url.pathname === '/login')
-    await toast(page, 'Account created successfully!').waitFor()
+    await expect(page).toHaveURL(at('/login'))
+    await expect(toast(page, 'Account created successfully!')).toBeVisible()
 
     // The link is used up.
-    const reuse = await newPage(env.browser, env.server.baseUrl)
+    const reuse = await newPage(browser, env.server.baseUrl)
     await reuse.goto(link)
-    await reuse.getByText('Invalid or expired invitation link').waitFor()
+    await expect(reuse.getByText('Invalid or expired invitation link')).toBeVisible()
     await reuse.context().close()
 
     // First sign-in: the blocking terms dialog. Escape does not close it; declining signs out.
     await login(page, email, 'Invited-Pass-1')
     const terms = page.getByRole('dialog', { name: 'Terms and Conditions' })
-    await terms.waitFor()
+    await expect(terms).toBeVisible()
     await screenshot(page, 'terms-dialog')
     await page.keyboard.press('Escape')
-    assert.equal(await terms.isVisible(), true)
+    await expect(terms).toBeVisible()
     await terms.getByRole('button', { name: 'Decline' }).click()
-    await toast(page, 'Terms declined').waitFor()
-    await page.waitForURL((url) => url.pathname === '/login')
-    assert.equal((await apiCall(page, 'GET', '/api/auth/me')).status, 401)
+    await expect(toast(page, 'Terms declined')).toBeVisible()
+    await expect(page).toHaveURL(at('/login'))
+    expect((await apiCall(page, 'GET', '/api/auth/me')).status).toBe(401)
 
     // Second sign-in: accept, and the user reaches the client home; the dialog does not come back.
     await login(page, email, 'Invited-Pass-1')
-    await terms.waitFor()
+    await expect(terms).toBeVisible()
     await terms.getByRole('button', { name: 'Accept' }).click()
-    await terms.waitFor({ state: 'detached' })
-    await page.getByRole('heading', { name: 'Welcome, Irene Invited' }).waitFor()
+    await expect(terms).toHaveCount(0)
+    await expect(page.getByRole('heading', { name: 'Welcome, Irene Invited' })).toBeVisible()
     await page.reload()
-    await page.getByRole('heading', { name: 'Welcome, Irene Invited' }).waitFor()
-    assert.equal(await page.getByRole('dialog').count(), 0)
-    assert.deepEqual(page.errors, [])
+    await expect(page.getByRole('heading', { name: 'Welcome, Irene Invited' })).toBeVisible()
+    await expect(page.getByRole('dialog')).toHaveCount(0)
+    expect(page.errors).toEqual([])
     await page.context().close()
   })
 
-  it('says an unknown invitation link is invalid or expired', async () => {
-    const page = await newPage(env.browser, env.server.baseUrl)
+  test('says an unknown invitation link is invalid or expired', async ({ browser }) => {
+    const page = await newPage(browser, env.server.baseUrl)
     await page.goto('/signup/not-a-real-token')
-    await page.getByText('Invalid or expired invitation link').waitFor()
+    await expect(page.getByText('Invalid or expired invitation link')).toBeVisible()
     await page.context().close()
   })
 
-  it('forces a password change when the password is over a year old', async () => {
+  test('forces a password change when the password is over a year old', async ({ browser }) => {
     // Age the viewer's password in the database (the server has no API for that, by design).
     execFileSync('sqlite3', [
       env.server.databasePath,
       `UPDATE users SET password_changed_at = '2020-01-01T00:00:00.000000Z' WHERE email = '${ACCOUNTS.viewer}'`,
     ])
 
-    const page = await newPage(env.browser, env.server.baseUrl)
+    const page = await newPage(browser, env.server.baseUrl)
     await login(page, ACCOUNTS.viewer)
     const dialog = page.getByRole('dialog', { name: 'Password change required' })
-    await dialog.waitFor()
+    await expect(dialog).toBeVisible()
     await screenshot(page, 'password-dialog')
 
     // Cancelling while required signs the user out.
     await dialog.getByRole('button', { name: 'Cancel' }).click()
-    await toast(page, 'Password change required').waitFor()
-    await page.waitForURL((url) => url.pathname === '/login')
+    await expect(toast(page, 'Password change required')).toBeVisible()
+    await expect(page).toHaveURL(at('/login'))
 
     await login(page, ACCOUNTS.viewer)
-    await dialog.waitFor()
+    await expect(dialog).toBeVisible()
     await dialog.getByRole('button', { name: 'Change Password' }).click()
-    await dialog.getByText('Current password is required').waitFor()
-    await dialog.getByText('Password must be at least 6 characters').waitFor()
-    await dialog.getByText('Please confirm your password').waitFor()
+    await expect(dialog.getByText('Current password is required')).toBeVisible()
+    await expect(dialog.getByText('Password must be at least 6 characters')).toBeVisible()
+    await expect(dialog.getByText('Please confirm your password')).toBeVisible()
 
     await dialog.getByLabel('Current password').fill('not-my-password')
     await dialog.getByLabel('New password', { exact: true }).fill('Brand-New-Pass-5')
     await dialog.getByLabel('Confirm new password').fill('Brand-New-Pass-4')
     await dialog.getByRole('button', { name: 'Change Password' }).click()
-    await dialog.getByText("Passwords don't match").waitFor()
+    await expect(dialog.getByText("Passwords don't match")).toBeVisible()
 
     await dialog.getByLabel('Confirm new password').fill('Brand-New-Pass-5')
     await dialog.getByRole('button', { name: 'Change Password' }).click()
     // The server checks the current password.
-    await dialog.locator('[role="alert"]').first().waitFor()
-    assert.equal(await dialog.isVisible(), true)
+    await expect(dialog.locator('[role="alert"]').first()).toBeVisible()
+    await expect(dialog).toBeVisible()
 
     await dialog.getByLabel('Current password').fill(DEMO_PASSWORD)
     await dialog.getByRole('button', { name: 'Change Password' }).click()
-    await dialog.waitFor({ state: 'detached' })
-    await toast(page, 'Password changed').waitFor()
-    await page.getByRole('heading', { name: /^Welcome, / }).waitFor()
+    await expect(dialog).toHaveCount(0)
+    await expect(toast(page, 'Password changed')).toBeVisible()
+    await expect(page.getByRole('heading', { name: /^Welcome, / })).toBeVisible()
 
     // The new password works and the dialog is gone for good.
     await page.getByRole('button', { name: 'Profile menu' }).click()
     await page.getByRole('menuitem', { name: 'Sign out' }).click()
-    await page.waitForURL((url) => url.pathname === '/login')
+    await expect(page).toHaveURL(at('/login'))
     await login(page, ACCOUNTS.viewer, 'Brand-New-Pass-5')
-    await page.getByRole('heading', { name: /^Welcome, / }).waitFor()
-    assert.equal(await page.getByRole('dialog').count(), 0)
+    await expect(page.getByRole('heading', { name: /^Welcome, / })).toBeVisible()
+    await expect(page.getByRole('dialog')).toHaveCount(0)
     await page.context().close()
   })
 })

@@ -1,15 +1,14 @@
 // The public landing page and both waitlist forms, against the real server.
-import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { expect, test } from '@playwright/test'
 
 import { newPage, screenshot } from './support/browser.mjs'
-import { useServerAndBrowser } from './support/suite.mjs'
+import { useServer } from './support/suite.mjs'
 
-describe('landing page', () => {
-  const env = useServerAndBrowser()
+test.describe('landing page', () => {
+  const env = useServer()
 
-  it('shows the header anchors, the sections and the footer links', async () => {
-    const page = await newPage(env.browser, env.server.baseUrl)
+  test('shows the header anchors, the sections and the footer links', async ({ browser }) => {
+    const page = await newPage(browser, env.server.baseUrl)
     await page.goto('/')
     const nav = page.getByRole('navigation', { name: 'Sections' })
     for (const [label, href] of [
@@ -18,75 +17,76 @@ describe('landing page', () => {
       ['Our Approach', '#approach'],
       ['Contact', '#contact'],
     ]) {
-      assert.equal(await nav.getByRole('link', { name: label }).getAttribute('href'), href)
+      await expect(nav.getByRole('link', { name: label })).toHaveAttribute('href', href)
     }
-    assert.equal(await page.getByRole('link', { name: 'Login' }).getAttribute('href'), '/login')
+    await expect(page.getByRole('link', { name: 'Login' })).toHaveAttribute('href', '/login')
     for (const id of ['about', 'features', 'approach', 'contact']) {
-      assert.equal(await page.locator(`section#${id}`).count(), 1, `section #${id}`)
+      await expect(page.locator(`section#${id}`), `section #${id}`).toHaveCount(1)
     }
-    assert.equal(await page.locator('#features article').count(), 6)
-    assert.equal(await page.locator('#contact blockquote').count(), 1)
+    await expect(page.locator('#features article')).toHaveCount(6)
+    await expect(page.locator('#contact blockquote')).toHaveCount(1)
     const legal = page.getByRole('navigation', { name: 'Legal' })
-    assert.equal(await legal.getByRole('link', { name: 'Terms of Service' }).getAttribute('href'), '/terms')
-    assert.equal(await legal.getByRole('link', { name: 'Privacy Policy' }).getAttribute('href'), '/privacy')
-    assert.equal(await legal.getByRole('link', { name: 'Cookie Policy' }).getAttribute('href'), '/cookies')
+    await expect(legal.getByRole('link', { name: 'Terms of Service' })).toHaveAttribute('href', '/terms')
+    await expect(legal.getByRole('link', { name: 'Privacy Policy' })).toHaveAttribute('href', '/privacy')
+    await expect(legal.getByRole('link', { name: 'Cookie Policy' })).toHaveAttribute('href', '/cookies')
     await screenshot(page, 'landing')
 
     // The landing page never shows the session overlay and does not load the app's dialogs.
-    assert.equal(await page.getByText('Verifying authentication...').count(), 0)
+    await expect(page.getByText('Verifying authentication...')).toHaveCount(0)
     const scripts = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))
-    assert.ok(!scripts.some((name) => /vendor-radix|vendor-zod|vendor-date|app-layout/.test(name)), scripts.join('\n'))
+    expect(scripts.filter((name) => /vendor-radix|vendor-zod|vendor-date|app-layout/.test(name))).toEqual([])
 
     await legal.getByRole('link', { name: 'Cookie Policy' }).click()
-    await page.getByRole('heading', { name: 'Cookie Policy' }).waitFor()
+    await expect(page.getByRole('heading', { name: 'Cookie Policy' })).toBeVisible()
     await page.goto('/home')
-    await page.getByRole('heading', { level: 1 }).waitFor()
-    assert.deepEqual(page.errors, [])
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
+    expect(page.errors).toEqual([])
     await page.context().close()
   })
 
-  it('joins the waitlist from the hero form and reports a duplicate address', async () => {
-    const page = await newPage(env.browser, env.server.baseUrl)
+  test('joins the waitlist from the hero form and reports a duplicate address', async ({ browser }) => {
+    const page = await newPage(browser, env.server.baseUrl)
     await page.goto('/')
     const hero = page.getByRole('form', { name: 'Join the waitlist (hero)' })
+    const field = hero.getByRole('textbox', { name: 'Email address' })
 
-    await hero.getByRole('textbox', { name: 'Email address' }).fill('not-an-email')
+    await field.fill('not-an-email')
     await hero.getByRole('button', { name: 'Join Waitlist' }).click()
-    await hero.getByText('Please enter a valid email address').waitFor()
+    await expect(hero.getByText('Please enter a valid email address')).toBeVisible()
 
     const email = `hero-${Date.now()}@bank.example`
-    await hero.getByRole('textbox', { name: 'Email address' }).fill(email)
+    await field.fill(email)
     const answered = page.waitForResponse((r) => r.url().endsWith('/api/waitlist'))
     await hero.getByRole('button', { name: 'Join Waitlist' }).click()
     const first = await answered
-    assert.equal(first.status(), 200)
+    expect(first.status()).toBe(200)
     const firstBody = await first.json()
-    assert.equal(firstBody.code, 'OK')
-    await page.locator('[data-sonner-toast]').getByText(firstBody.message).waitFor()
-    assert.equal(await hero.getByRole('textbox', { name: 'Email address' }).inputValue(), '')
+    expect(firstBody.code).toBe('OK')
+    await expect(page.locator('[data-sonner-toast]').getByText(firstBody.message)).toBeVisible()
+    await expect(field).toHaveValue('')
 
-    await hero.getByRole('textbox', { name: 'Email address' }).fill(email)
+    await field.fill(email)
     const again = page.waitForResponse((r) => r.url().endsWith('/api/waitlist'))
     await hero.getByRole('button', { name: 'Join Waitlist' }).click()
     const duplicate = await (await again).json()
-    assert.equal(duplicate.code, 'ALREADY_REGISTERED')
-    await page.locator('[data-sonner-toast]').getByText(duplicate.message).waitFor()
+    expect(duplicate.code).toBe('ALREADY_REGISTERED')
+    await expect(page.locator('[data-sonner-toast]').getByText(duplicate.message)).toBeVisible()
     // One toast at a time.
-    assert.equal(await page.locator('[data-sonner-toast][data-visible="true"]').count(), 1)
+    await expect(page.locator('[data-sonner-toast][data-visible="true"]')).toHaveCount(1)
     await page.context().close()
   })
 
-  it('joins the waitlist from the call-to-action form with source cta', async () => {
-    const page = await newPage(env.browser, env.server.baseUrl)
+  test('joins the waitlist from the call-to-action form with source cta', async ({ browser }) => {
+    const page = await newPage(browser, env.server.baseUrl)
     await page.goto('/#contact')
     const cta = page.getByRole('form', { name: 'Join the waitlist (cta)' })
     await cta.getByRole('textbox', { name: 'Email address' }).fill(`cta-${Date.now()}@bank.example`)
     const request = page.waitForRequest((r) => r.url().endsWith('/api/waitlist'))
     await cta.getByRole('button', { name: 'Join Waitlist' }).click()
     const sent = (await request).postDataJSON()
-    assert.equal(sent.source, 'cta')
-    assert.equal(sent.name, null)
-    await page.locator('[data-sonner-toast][data-type="success"]').waitFor()
+    expect(sent.source).toBe('cta')
+    expect(sent.name).toBeNull()
+    await expect(page.locator('[data-sonner-toast][data-type="success"]')).toBeVisible()
     await page.context().close()
   })
 })

@@ -1,9 +1,8 @@
-// Drives Debian's Chromium with playwright-core (no browser download).
+// Helpers for the browser tests. @playwright/test launches Debian's Chromium with these
+// arguments (playwright.config.js); no browser is ever downloaded.
 import { mkdir } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-
-import { chromium } from 'playwright-core'
 
 import { DEMO_PASSWORD } from './server.mjs'
 
@@ -20,17 +19,16 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ]
 
-export async function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  })
-}
+/** Debian's Chromium, or $CHROMIUM_BIN. */
+export const CHROMIUM_BIN = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium'
 
-/** A fresh browser context (own cookies) whose page fails the test on uncaught page errors. */
+/**
+ * A fresh browser context (own cookies) on the server at `baseUrl`; its page collects uncaught
+ * page errors in `page.errors`, which the tests assert empty.
+ */
 export async function newPage(browser, baseUrl, options = {}) {
   const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 800 }, ...options })
+  // Contexts made by hand do not take the config's `use` timeouts.
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const errors = []
@@ -71,6 +69,5 @@ export async function apiCall(page, method, path, body) {
 export async function screenshot(page, name) {
   if (!process.env.E2E_SCREENSHOTS) return
   await mkdir(screenshotDir, { recursive: true })
-  await page.waitForTimeout(300) // let opening animations finish
-  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true })
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true, animations: 'disabled' })
 }

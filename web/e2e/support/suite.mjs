@@ -1,18 +1,15 @@
-// One real server and one browser per spec file, started before its tests and stopped after.
-import { after, before } from 'node:test'
+// One real server per spec file, started before its first test and stopped after its last.
+import { test } from '@playwright/test'
 
-import { launchBrowser } from './browser.mjs'
 import { startServer } from './server.mjs'
 
-/** Registers the hooks; the returned object's `server` and `browser` are set once `before` ran. */
-export function useServerAndBrowser() {
-  const env = { server: undefined, browser: undefined }
-  before(async () => {
+/** Registers the hooks; the returned object's `server` is set once `beforeAll` ran. */
+export function useServer() {
+  const env = { server: undefined }
+  test.beforeAll(async () => {
     env.server = await startServer()
-    env.browser = await launchBrowser()
   })
-  after(async () => {
-    await env.browser?.close()
+  test.afterAll(async () => {
     await env.server?.stop()
   })
   return env
