@@ -37,7 +37,7 @@ build: web-build
 	cargo build --release -p server
 
 run: build
-	WEB_DIST=web/dist $(RELEASE_BIN) serve
+	SEED_DEMO=1 WEB_DIST=web/dist $(RELEASE_BIN) serve
 
 ## --- tests -----------------------------------------------------------------
 test: test-rust test-web test-e2e test-collab

@@ -27,10 +27,11 @@ pub struct Config {
     /// Public base URL used in links sent by mail (reset and invitation links).
     #[arg(long, env = "PUBLIC_URL")]
     pub public_url: Option<String>,
-    /// Seed demo data when the database is empty (`1`/`0`).
-    #[arg(long, env = "SEED_DEMO", default_value = "1", value_parser = parse_flag)]
+    /// Seed the demo accounts and data when the database is empty (`1`/`0`). Off unless set: a
+    /// deployment that does not ask for demo data has no account with a known password.
+    #[arg(long, env = "SEED_DEMO", default_value = "0", value_parser = parse_flag)]
     pub seed_demo: bool,
-    /// Password of the demo accounts (only used when demo data is seeded).
+    /// Password of the demo accounts (only used with `SEED_DEMO=1`).
     #[arg(long, env = "DEMO_PASSWORD", default_value = "Demo-Password-1")]
     pub demo_password: String,
     /// Secret used to sign access tokens. Generated once and kept in `DATA_DIR` when absent.

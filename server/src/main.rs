@@ -16,7 +16,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Apply migrations, seed demo data on an empty database and serve the API and web app.
+    /// Apply migrations, seed demo data on an empty database when SEED_DEMO=1, and serve the API
+    /// and web app.
     Serve(server::config::Config),
     /// Create (or promote) an admin account. The password is read from ADMIN_PASSWORD or stdin.
     CreateAdmin(CreateAdmin),
@@ -92,7 +93,11 @@ fn main() -> std::process::ExitCode {
             Command::Serve(config) => {
                 init_tracing(config.log_json);
                 let state = server::build_state(config).await?;
-                server::seed::seed_if_empty(&state).await?;
+                if !server::seed::seed_if_empty(&state).await? && state.db.is_empty().await? {
+                    println!(
+                        "No accounts yet: create the first admin with `ADMIN_PASSWORD=... capopt create-admin --email you@bank.example` (or start with SEED_DEMO=1 for the demo accounts)."
+                    );
+                }
                 server::serve(state).await
             }
             Command::CreateAdmin(args) => {

@@ -7,6 +7,8 @@ mod helpers;
 mod auth;
 mod board;
 mod invitations;
+mod matrix;
 mod realtime;
 mod reports;
+mod security;
 mod waitlist;
