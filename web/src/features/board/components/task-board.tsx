@@ -22,10 +22,11 @@ import { ApiError } from '@/lib/api-client'
 import { useAuthStore } from '@/lib/auth-store'
 import { toast } from '@/lib/toast'
 
-import { boardApi } from '../api/board-api'
-import { boardKey, useBoard } from '../hooks/use-board'
+import * as boardApi from '../api'
+import { boardKeys, useMoveColumn, useMoveTask } from '../api'
+import { useBoard } from '../hooks/use-board'
 import { boardCollision } from '../utils/board-collision'
-import { columnDropIndex, columnTasks, mergeRows, moveColumnLocally, moveTaskLocally, sortedColumns, taskDrop } from '../utils/board-model'
+import { columnDropIndex, columnTasks, mergeRows, sortedColumns, taskDrop } from '../utils/board-model'
 import { AddColumnDialog } from './add-column-dialog'
 import { BoardColumn } from './board-column'
 import { CategoriesDialog } from './categories-dialog'
@@ -44,6 +45,8 @@ export function TaskBoard() {
   const canEdit = user !== null && user.role !== 'viewer'
   const queryClient = useQueryClient()
   const { data: board, isPending, isError, error, refetch } = useBoard(clientId)
+  const moveTask = useMoveTask(clientId ?? '')
+  const moveColumn = useMoveColumn(clientId ?? '')
   const [addColumnOpen, setAddColumnOpen] = useState(false)
   const [categoriesOpen, setCategoriesOpen] = useState(false)
   const [taskDialog, setTaskDialog] = useState<{ task: Task | null; columnId: string } | null>(null)
@@ -79,41 +82,18 @@ export function TaskBoard() {
     )
   }
 
-  const key = boardKey(clientId)
+  // The client this board is about (narrowed for the handlers below).
+  const cid: string = clientId
+  const key = boardKeys.board(cid)
   const current = () => queryClient.getQueryData<Board>(key)
   const setBoard = (update: (b: Board) => Board) => queryClient.setQueryData<Board>(key, (b) => (b ? update(b) : b))
-  const reload = () => void queryClient.invalidateQueries({ queryKey: key })
 
-  async function moveTask(taskId: string, columnId: string, index: number) {
-    const before = current()
-    if (!before) return
-    const previous = before.tasks.find((t) => t.id === taskId)
-    const { board: next, neighbours } = moveTaskLocally(before, taskId, columnId, index)
-    queryClient.setQueryData(key, next)
-    try {
-      const changed = await boardApi.moveTask(taskId, { column_id: columnId, ...neighbours })
-      setBoard((b) => mergeRows(b, { tasks: changed }))
-    } catch {
-      if (previous) setBoard((b) => mergeRows(b, { tasks: [previous] }))
-      toast.error('Failed to move task')
-      reload()
-    }
-  }
-
-  async function moveColumn(columnId: string, index: number) {
-    const before = current()
-    if (!before) return
-    const { board: next, neighbours } = moveColumnLocally(before, columnId, index)
-    queryClient.setQueryData(key, next)
-    try {
-      const changed = await boardApi.moveColumn(columnId, neighbours)
-      setBoard((b) => mergeRows(b, { columns: changed }))
-    } catch {
-      toast.error('Failed to update column order')
-      // The specification reloads the columns from the server on failure.
-      reload()
-    }
-  }
+  // Moves are optimistic (useMoveTask/useMoveColumn): a failure puts the board back and the
+  // board is reloaded from the server either way.
+  const onMoveTask = (taskId: string, columnId: string, index: number) =>
+    moveTask.mutate({ taskId, columnId, index }, { onError: () => toast.error('Failed to move task') })
+  const onMoveColumn = (columnId: string, index: number) =>
+    moveColumn.mutate({ columnId, index }, { onError: () => toast.error('Failed to update column order') })
 
   function onDragEnd({ active, over }: DragEndEvent) {
     const a = active.data.current as DragData | undefined
@@ -123,14 +103,14 @@ export function TaskBoard() {
     if (a.type === 'column') {
       const target = o.type === 'column' ? o.id : o.columnId
       const index = columnDropIndex(b, a.id, target)
-      if (index !== null) void moveColumn(a.id, index)
+      if (index !== null) onMoveColumn(a.id, index)
       return
     }
     const drop = taskDrop(b, a.id, o.type === 'column' ? { type: 'column', id: o.id } : { type: 'task', id: o.id })
     if (drop.kind === 'none') return
     const list = columnTasks(b, drop.columnId)
     const unchanged = a.columnId === drop.columnId && list.findIndex((t) => t.id === a.id) === drop.index
-    if (!unchanged) void moveTask(a.id, drop.columnId, drop.index)
+    if (!unchanged) onMoveTask(a.id, drop.columnId, drop.index)
   }
 
   async function saveTask(form: TaskForm): Promise<boolean> {
@@ -144,8 +124,8 @@ export function TaskBoard() {
     }
     try {
       const saved = taskDialog.task
-        ? await boardApi.updateTask(taskDialog.task.id, body)
-        : await boardApi.createTask({ ...body, column_id: taskDialog.columnId })
+        ? await boardApi.updateTask(cid, taskDialog.task.id, body)
+        : await boardApi.createTask(cid, { ...body, column_id: taskDialog.columnId })
       setBoard((b) => mergeRows(b, { tasks: [saved] }))
       return true
     } catch (e) {
@@ -156,7 +136,7 @@ export function TaskBoard() {
 
   async function deleteTask(task: Task) {
     try {
-      await boardApi.deleteTask(task.id)
+      await boardApi.deleteTask(cid, task.id)
       setBoard((b) => mergeRows(b, { deleted_task_ids: [task.id] }))
       toast.success('Task deleted')
     } catch (e) {
@@ -166,7 +146,7 @@ export function TaskBoard() {
 
   async function addColumn(name: string): Promise<boolean> {
     try {
-      const col = await boardApi.createColumn(name)
+      const col = await boardApi.createColumn(cid, name)
       setBoard((b) => mergeRows(b, { columns: [col] }))
       return true
     } catch (e) {
@@ -177,7 +157,7 @@ export function TaskBoard() {
 
   async function renameColumn(column: Column, name: string): Promise<boolean> {
     try {
-      const col = await boardApi.renameColumn(column.id, name)
+      const col = await boardApi.renameColumn(cid, column.id, name)
       setBoard((b) => mergeRows(b, { columns: [col] }))
       return true
     } catch (e) {
@@ -188,7 +168,7 @@ export function TaskBoard() {
 
   async function createCategory(name: string): Promise<boolean> {
     try {
-      const cat = await boardApi.createCategory(name)
+      const cat = await boardApi.createCategory(cid, name)
       setBoard((b) => mergeRows(b, { categories: [cat] }))
       toast.success('Category created')
       return true
@@ -204,7 +184,7 @@ export function TaskBoard() {
       return
     }
     try {
-      await boardApi.deleteCategory(category.id)
+      await boardApi.deleteCategory(cid, category.id)
       setBoard((b) =>
         mergeRows(
           b,

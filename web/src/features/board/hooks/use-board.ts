@@ -4,10 +4,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { boardTopic, useRealtimeTopic } from '@/lib/realtime'
 
-import { boardApi } from '../api/board-api'
+import { boardKeys, getBoard } from '../api'
 import { applyPatch } from '../utils/board-model'
-
-export const boardKey = (clientId: string) => ['board', clientId] as const
 
 /**
  * The client's board, kept live: events patch the cached board in sequence; a gap, a reconnect or
@@ -16,8 +14,8 @@ export const boardKey = (clientId: string) => ['board', clientId] as const
 export function useBoard(clientId: string | null) {
   const queryClient = useQueryClient()
   const query = useQuery({
-    queryKey: boardKey(clientId ?? ''),
-    queryFn: boardApi.get,
+    queryKey: boardKeys.board(clientId ?? ''),
+    queryFn: () => getBoard(clientId!),
     enabled: clientId !== null,
     // Live: the cache is kept current by events, never by polling or focus refetches.
     staleTime: Infinity,
@@ -25,12 +23,12 @@ export function useBoard(clientId: string | null) {
   useRealtimeTopic(clientId ? boardTopic(clientId) : null, {
     onEvent: (frame) => {
       if (!clientId) return
-      queryClient.setQueryData<Board>(boardKey(clientId), (board) =>
+      queryClient.setQueryData<Board>(boardKeys.board(clientId), (board) =>
         board ? applyPatch(board, frame.data as unknown as BoardPatch, frame.seq) : board,
       )
     },
     onResync: () => {
-      if (clientId) void queryClient.invalidateQueries({ queryKey: boardKey(clientId) })
+      if (clientId) void queryClient.invalidateQueries({ queryKey: boardKeys.board(clientId) })
     },
   })
   return query
