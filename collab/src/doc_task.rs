@@ -815,7 +815,17 @@ impl DocTask {
 
     // ----- awareness -----
 
-    fn apply_awareness(&mut self, owner: Owner, update: AwarenessUpdate) {
+    /// Applies presence states. A client id belongs to the connection (or, for ids first seen
+    /// from another instance, the fan-out) that first used it until that connection goes or the
+    /// state expires: entries for an id owned by someone else are dropped, so nobody can show a
+    /// caret under a colleague's name or remove theirs.
+    fn apply_awareness(&mut self, owner: Owner, mut update: AwarenessUpdate) {
+        update
+            .clients
+            .retain(|client, _| self.owners.get(client).is_none_or(|o| *o == owner));
+        if update.clients.is_empty() {
+            return;
+        }
         let base = self.aw_base;
         let awareness = self.awareness.get_or_insert_with(|| {
             Awareness::with_clock(self.doc.clone(), move || base.elapsed().as_millis() as u64)
@@ -829,12 +839,7 @@ impl DocTask {
             }
         };
         for client in summary.added.iter().chain(summary.updated.iter()) {
-            if let Some(Owner::Local(prev)) = self.owners.insert(*client, owner)
-                && Owner::Local(prev) != owner
-                && let Some(c) = self.conns.get_mut(&prev)
-            {
-                c.clients.remove(client);
-            }
+            self.owners.insert(*client, owner);
             if let Owner::Local(conn) = owner
                 && let Some(c) = self.conns.get_mut(&conn)
             {

@@ -222,6 +222,104 @@ async fn awareness_is_removed_when_its_connection_closes() {
     assert_eq!(cs[0].awareness_of(a.client_id()), None);
 }
 
+/// An awareness update from `from` for the client id `id` (as a hostile client would forge it).
+fn forged_awareness(from: &Client, id: u64, clock: u32, json: &str) {
+    let mut clients = std::collections::HashMap::new();
+    clients.insert(
+        yrs::block::ClientID::new(id),
+        yrs::sync::awareness::AwarenessUpdateEntry {
+            clock,
+            json: json.into(),
+        },
+    );
+    from.send(protocol::awareness(&yrs::sync::AwarenessUpdate { clients }));
+}
+
+#[tokio::test(start_paused = true)]
+async fn awareness_client_ids_belong_to_the_connection_that_first_used_them() {
+    let (hub, _store) = hub_with_doc(config()).await;
+    let mut ana = Client::new("ana", Access::ReadWrite);
+    let mut mallory = Client::new("mallory", Access::ReadWrite);
+    let mut bob = Client::new("bob", Access::ReadWrite);
+    ana.connect(&hub, "r1");
+    mallory.connect(&hub, "r1");
+    bob.connect(&hub, "r1");
+    ana.set_awareness(r#"{"user":{"name":"Ana"},"cursor":1}"#);
+    let mut clients = [ana, mallory, bob];
+    pump_until_quiet(&mut clients).await;
+    let ana_id = clients[0].client_id();
+    assert_eq!(
+        clients[2].awareness_of(ana_id).as_deref(),
+        Some(r#"{"user":{"name":"Ana"},"cursor":1}"#)
+    );
+
+    // Mallory sends a caret under Ana's client id (a newer clock), then tries to remove Ana's
+    // state, then mixes Ana's id with her own in one message.
+    forged_awareness(
+        &clients[1],
+        ana_id,
+        1000,
+        r#"{"user":{"name":"Ana"},"cursor":99}"#,
+    );
+    pump_until_quiet(&mut clients).await;
+    forged_awareness(&clients[1], ana_id, 1001, "null");
+    pump_until_quiet(&mut clients).await;
+    let mallory_id = clients[1].client_id();
+    let mut both = std::collections::HashMap::new();
+    for (id, json) in [
+        (ana_id, r#"{"cursor":98}"#),
+        (mallory_id, r#"{"cursor":5}"#),
+    ] {
+        both.insert(
+            yrs::block::ClientID::new(id),
+            yrs::sync::awareness::AwarenessUpdateEntry {
+                clock: 1002,
+                json: json.into(),
+            },
+        );
+    }
+    clients[1].send(protocol::awareness(&yrs::sync::AwarenessUpdate {
+        clients: both,
+    }));
+    pump_until_quiet(&mut clients).await;
+    for (who, c) in [("bob", &clients[2]), ("ana", &clients[0])] {
+        assert_eq!(
+            c.awareness_of(ana_id).as_deref(),
+            Some(r#"{"user":{"name":"Ana"},"cursor":1}"#),
+            "{who} still sees Ana's own caret"
+        );
+    }
+    assert_eq!(
+        clients[2].awareness_of(mallory_id).as_deref(),
+        Some(r#"{"cursor":5}"#),
+        "Mallory's own id in the same message still applies"
+    );
+    // Ana's renewals keep working.
+    clients[0].set_awareness(r#"{"user":{"name":"Ana"},"cursor":2}"#);
+    pump_until_quiet(&mut clients).await;
+    assert_eq!(
+        clients[2].awareness_of(ana_id).as_deref(),
+        Some(r#"{"user":{"name":"Ana"},"cursor":2}"#)
+    );
+
+    // Once Ana's connection is gone, her id is free again (a reconnecting tab keeps its id).
+    let [mut ana, mallory, bob] = clients;
+    ana.disconnect();
+    let mut rest = [mallory, bob];
+    pump_until_quiet(&mut rest).await;
+    ana.connect(&hub, "r1");
+    // (The removal bumped Ana's clock on the server; yjs clients renew past it, as here.)
+    ana.aw_clock += 1;
+    ana.set_awareness(r#"{"user":{"name":"Ana"},"cursor":3}"#);
+    let [mallory, bob] = rest;
+    let mut clients = [ana, mallory, bob];
+    pump_until_quiet(&mut clients).await;
+    assert_eq!(
+        clients[2].awareness_of(ana_id).as_deref(),
+        Some(r#"{"user":{"name":"Ana"},"cursor":3}"#)
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn awareness_expires_after_thirty_seconds_without_renewal() {
     let (hub, _store) = hub_with_doc(HubConfig {
