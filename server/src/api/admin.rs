@@ -1,10 +1,10 @@
 //! Small admin operations: the mail outbox and role changes.
 
-use axum::Router;
 use axum::extract::{Path, State};
-use axum::routing::{get, put};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::{AdminUser, ClientIp, Role};
 use crate::db::misc::{self, AuditEvent, OutboxMail};
@@ -13,10 +13,10 @@ use crate::error::{ApiError, ApiResult, AppJson};
 use crate::state::AppState;
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/admin/outbox", get(list_outbox))
-        .route("/admin/users/{id}/role", put(set_user_role))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_outbox))
+        .routes(routes!(set_user_role))
 }
 
 /// A role change.
@@ -29,7 +29,7 @@ pub struct SetRoleRequest {
 
 /// Changes a user's role (admins only; takes effect on the user's next request). An admin cannot
 /// change their own role, so the last admin cannot lock everyone out by accident.
-#[utoipa::path(put, path = "/api/admin/users/{id}/role", request_body = SetRoleRequest,
+#[utoipa::path(put, path = "/admin/users/{id}/role", request_body = SetRoleRequest,
     responses((status = 200, body = crate::api::auth::Me), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn set_user_role(
     State(state): State<AppState>,
@@ -65,7 +65,7 @@ pub async fn set_user_role(
 }
 
 /// The latest 100 mails of the outbox, newest first.
-#[utoipa::path(get, path = "/api/admin/outbox", responses((status = 200, body = Vec<OutboxMail>), (status = 403, body = crate::error::ErrorBody)))]
+#[utoipa::path(get, path = "/admin/outbox", responses((status = 200, body = Vec<OutboxMail>), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn list_outbox(
     State(state): State<AppState>,
     _admin: AdminUser,

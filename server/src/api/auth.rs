@@ -1,14 +1,14 @@
 //! Sign-in, session refresh and sign-out, the current user, password reset, terms and the
 //! password-age change.
 
-use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
 use axum_extra::extract::cookie::{CookieJar, SameSite};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::tokens::{self, hash_token, random_token};
 use crate::auth::{self, AuthUser, ClientIp, Role, password};
@@ -18,16 +18,16 @@ use crate::error::{ApiError, ApiResult, AppJson};
 use crate::state::AppState;
 
 /// Routes under `/api/auth`.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/auth/login", post(login))
-        .route("/auth/refresh", post(refresh))
-        .route("/auth/logout", post(logout))
-        .route("/auth/me", get(me))
-        .route("/auth/forgot-password", post(forgot_password))
-        .route("/auth/reset-password", post(reset_password))
-        .route("/auth/accept-terms", post(accept_terms))
-        .route("/auth/change-password", post(change_password))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(login))
+        .routes(routes!(refresh))
+        .routes(routes!(logout))
+        .routes(routes!(me))
+        .routes(routes!(forgot_password))
+        .routes(routes!(reset_password))
+        .routes(routes!(accept_terms))
+        .routes(routes!(change_password))
 }
 
 /// A client the user belongs to.
@@ -184,7 +184,7 @@ fn invalid_credentials() -> ApiError {
 }
 
 /// Signs in with email and password.
-#[utoipa::path(post, path = "/api/auth/login", request_body = LoginRequest,
+#[utoipa::path(post, path = "/auth/login", request_body = LoginRequest,
     responses((status = 200, body = SessionResponse), (status = 401, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
 pub async fn login(
     State(state): State<AppState>,
@@ -261,7 +261,7 @@ pub async fn login(
 }
 
 /// Rotates the refresh token and issues a new access token.
-#[utoipa::path(post, path = "/api/auth/refresh", responses((status = 200, body = SessionResponse), (status = 401, body = crate::error::ErrorBody)))]
+#[utoipa::path(post, path = "/auth/refresh", responses((status = 200, body = SessionResponse), (status = 401, body = crate::error::ErrorBody)))]
 pub async fn refresh(
     State(state): State<AppState>,
     jar: CookieJar,
@@ -333,7 +333,7 @@ pub async fn refresh(
 }
 
 /// Signs out: revokes the session and its refresh tokens and clears the cookies.
-#[utoipa::path(post, path = "/api/auth/logout", responses((status = 204)))]
+#[utoipa::path(post, path = "/auth/logout", responses((status = 204)))]
 pub async fn logout(State(state): State<AppState>, jar: CookieJar) -> ApiResult<impl IntoResponse> {
     if let Some(user) = auth::authenticate(&state, &jar).await? {
         sessions::revoke_session(&state.db.pool, &user.session_id).await?;
@@ -351,7 +351,7 @@ pub async fn logout(State(state): State<AppState>, jar: CookieJar) -> ApiResult<
 }
 
 /// The signed-in user (session restore on page load).
-#[utoipa::path(get, path = "/api/auth/me", responses((status = 200, body = Me), (status = 401, body = crate::error::ErrorBody)))]
+#[utoipa::path(get, path = "/auth/me", responses((status = 200, body = Me), (status = 401, body = crate::error::ErrorBody)))]
 pub async fn me(State(state): State<AppState>, user: AuthUser) -> ApiResult<axum::Json<Me>> {
     Ok(axum::Json(load_me(&state, &user.id).await?))
 }
@@ -373,7 +373,7 @@ pub struct MessageResponse {
 }
 
 /// Sends a single-use reset link if the account exists; the answer never tells.
-#[utoipa::path(post, path = "/api/auth/forgot-password", request_body = ForgotPasswordRequest, responses((status = 202, body = MessageResponse)))]
+#[utoipa::path(post, path = "/auth/forgot-password", request_body = ForgotPasswordRequest, responses((status = 202, body = MessageResponse)))]
 pub async fn forgot_password(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
@@ -434,7 +434,7 @@ pub struct ResetPasswordRequest {
 }
 
 /// Sets a new password with a reset token (single use, expiring); ends every session of the user.
-#[utoipa::path(post, path = "/api/auth/reset-password", request_body = ResetPasswordRequest,
+#[utoipa::path(post, path = "/auth/reset-password", request_body = ResetPasswordRequest,
     responses((status = 204), (status = 400, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn reset_password(
     State(state): State<AppState>,
@@ -471,7 +471,7 @@ pub async fn reset_password(
 }
 
 /// Accepts the terms of use.
-#[utoipa::path(post, path = "/api/auth/accept-terms", responses((status = 200, body = Me)))]
+#[utoipa::path(post, path = "/auth/accept-terms", responses((status = 200, body = Me)))]
 pub async fn accept_terms(
     State(state): State<AppState>,
     user: AuthUser,
@@ -491,7 +491,7 @@ pub struct ChangePasswordRequest {
 }
 
 /// Changes the signed-in user's password (the current one is verified).
-#[utoipa::path(post, path = "/api/auth/change-password", request_body = ChangePasswordRequest,
+#[utoipa::path(post, path = "/auth/change-password", request_body = ChangePasswordRequest,
     responses((status = 204), (status = 400, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn change_password(
     State(state): State<AppState>,

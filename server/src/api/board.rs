@@ -3,12 +3,12 @@
 //! [`crate::service::board`]. A change's event sequence number is also returned in the
 //! `x-event-seq` response header.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
 use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::extract::{ClientQuery, ClientRead, ClientWrite};
 use crate::db::board::{Category, Column, Task};
@@ -22,20 +22,17 @@ use crate::state::AppState;
 pub const SEQ_HEADER: &str = "x-event-seq";
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/board", get(get_board))
-        .route("/board/columns", post(create_column))
-        .route("/board/columns/{id}", axum::routing::patch(rename_column))
-        .route("/board/columns/{id}/move", post(move_column))
-        .route("/board/tasks", post(create_task))
-        .route(
-            "/board/tasks/{id}",
-            axum::routing::put(update_task).delete(delete_task),
-        )
-        .route("/board/tasks/{id}/move", post(move_task))
-        .route("/board/categories", post(create_category))
-        .route("/board/categories/{id}", delete(delete_category))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_board))
+        .routes(routes!(create_column))
+        .routes(routes!(rename_column))
+        .routes(routes!(move_column))
+        .routes(routes!(create_task))
+        .routes(routes!(update_task, delete_task))
+        .routes(routes!(move_task))
+        .routes(routes!(create_category))
+        .routes(routes!(delete_category))
 }
 
 /// Name of a new or renamed column.
@@ -141,7 +138,7 @@ fn json<T>(c: Committed<T>) -> Committed<axum::Json<T>> {
 }
 
 /// Reads a client's board.
-#[utoipa::path(get, path = "/api/board", params(ClientQuery),
+#[utoipa::path(get, path = "/board", params(ClientQuery),
     responses((status = 200, body = Board), (status = 401, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn get_board(
     State(state): State<AppState>,
@@ -151,7 +148,7 @@ pub async fn get_board(
 }
 
 /// Adds a column at the end of the board.
-#[utoipa::path(post, path = "/api/board/columns", params(ClientQuery), request_body = ColumnRequest,
+#[utoipa::path(post, path = "/board/columns", params(ClientQuery), request_body = ColumnRequest,
     responses((status = 201, body = Column), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn create_column(
     State(state): State<AppState>,
@@ -163,7 +160,7 @@ pub async fn create_column(
 }
 
 /// Renames a column.
-#[utoipa::path(patch, path = "/api/board/columns/{id}", params(ClientQuery, ("id" = String, Path)), request_body = ColumnRequest,
+#[utoipa::path(patch, path = "/board/columns/{id}", params(ClientQuery, ("id" = String, Path)), request_body = ColumnRequest,
     responses((status = 200, body = Column), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn rename_column(
     State(state): State<AppState>,
@@ -176,7 +173,7 @@ pub async fn rename_column(
 }
 
 /// Moves a column (drag and drop); returns the columns whose position changed.
-#[utoipa::path(post, path = "/api/board/columns/{id}/move", params(ClientQuery, ("id" = String, Path)), request_body = MoveColumnRequest,
+#[utoipa::path(post, path = "/board/columns/{id}/move", params(ClientQuery, ("id" = String, Path)), request_body = MoveColumnRequest,
     responses((status = 200, body = [Column]), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn move_column(
     State(state): State<AppState>,
@@ -193,7 +190,7 @@ pub async fn move_column(
 }
 
 /// Creates a task at the end of a column.
-#[utoipa::path(post, path = "/api/board/tasks", params(ClientQuery), request_body = CreateTaskRequest,
+#[utoipa::path(post, path = "/board/tasks", params(ClientQuery), request_body = CreateTaskRequest,
     responses((status = 201, body = Task), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn create_task(
     State(state): State<AppState>,
@@ -212,7 +209,7 @@ pub async fn create_task(
 }
 
 /// Replaces a task's title, description, category, priority and due date.
-#[utoipa::path(put, path = "/api/board/tasks/{id}", params(ClientQuery, ("id" = String, Path)), request_body = UpdateTaskRequest,
+#[utoipa::path(put, path = "/board/tasks/{id}", params(ClientQuery, ("id" = String, Path)), request_body = UpdateTaskRequest,
     responses((status = 200, body = Task), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn update_task(
     State(state): State<AppState>,
@@ -232,7 +229,7 @@ pub async fn update_task(
 }
 
 /// Deletes a task.
-#[utoipa::path(delete, path = "/api/board/tasks/{id}", params(ClientQuery, ("id" = String, Path)),
+#[utoipa::path(delete, path = "/board/tasks/{id}", params(ClientQuery, ("id" = String, Path)),
     responses((status = 204), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete_task(
     State(state): State<AppState>,
@@ -244,7 +241,7 @@ pub async fn delete_task(
 }
 
 /// Moves a task within its column or to another one; returns the tasks whose rows changed.
-#[utoipa::path(post, path = "/api/board/tasks/{id}/move", params(ClientQuery, ("id" = String, Path)), request_body = MoveTaskRequest,
+#[utoipa::path(post, path = "/board/tasks/{id}/move", params(ClientQuery, ("id" = String, Path)), request_body = MoveTaskRequest,
     responses((status = 200, body = [Task]), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn move_task(
     State(state): State<AppState>,
@@ -261,7 +258,7 @@ pub async fn move_task(
 }
 
 /// Creates one of the client's own categories.
-#[utoipa::path(post, path = "/api/board/categories", params(ClientQuery), request_body = CategoryRequest,
+#[utoipa::path(post, path = "/board/categories", params(ClientQuery), request_body = CategoryRequest,
     responses((status = 201, body = Category), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn create_category(
     State(state): State<AppState>,
@@ -273,7 +270,7 @@ pub async fn create_category(
 }
 
 /// Deletes one of the client's own categories; default ones cannot be deleted (409).
-#[utoipa::path(delete, path = "/api/board/categories/{id}", params(ClientQuery, ("id" = String, Path)),
+#[utoipa::path(delete, path = "/board/categories/{id}", params(ClientQuery, ("id" = String, Path)),
     responses((status = 204), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)))]
 pub async fn delete_category(
     State(state): State<AppState>,

@@ -18,16 +18,17 @@
 //! This module only adapts axum's socket: the protocol, the document and its persistence belong
 //! to `collab::Hub`.
 
-use axum::Router;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum_extra::extract::cookie::CookieJar;
 use bytes::Bytes;
 use collab::close::CloseReason;
 use futures_util::{SinkExt, StreamExt};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::{AuthUser, authenticate};
 use crate::db::reports;
@@ -44,8 +45,8 @@ const READ_BUFFER: usize = 2 * 1024;
 const WRITE_BUFFER: usize = 8 * 1024;
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/collab/{report_id}", get(collab_socket))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(collab_socket))
 }
 
 /// A caller allowed to open a report's document.
@@ -87,16 +88,25 @@ async fn decide(
     })
 }
 
-/// Opens the collaborative document of a report.
+/// Opens the collaborative document of a report: a WebSocket speaking the y-websocket protocol
+/// (sync and awareness messages). Members of the report's client and admins write, viewers read;
+/// refusals complete the upgrade and close with a code of `collab::close` (4401 no session, 4403
+/// not allowed, 4404 no such report).
+#[utoipa::path(get, path = "/collab/{report_id}", params(("report_id" = String, Path, description = "Report id")),
+    responses((status = 101, description = "Switching to the document socket"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody), (status = 426, body = crate::error::ErrorBody)))]
 pub async fn collab_socket(
     State(state): State<AppState>,
     Path(report_id): Path<String>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     if !crate::api::origin_allowed(&state, &headers) {
         return ApiError::Forbidden("Cross-site WebSocket refused".into()).into_response();
     }
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(_) => return crate::api::not_an_upgrade(&state, &headers).await,
+    };
     let decision = decide(&state, &headers, &report_id).await;
     let max = state.collab.config().max_frame_bytes;
     ws.read_buffer_size(READ_BUFFER)

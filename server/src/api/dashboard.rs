@@ -1,8 +1,8 @@
 //! The admin dashboard's metric cards, computed from the stored savings and files.
 
-use axum::Router;
 use axum::extract::State;
-use axum::routing::get;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::AdminUser;
 use crate::error::ApiResult;
@@ -10,12 +10,12 @@ use crate::service::dashboard::{self as service, AdminDashboardMetrics};
 use crate::state::AppState;
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/admin/dashboard/metrics", get(get_metrics))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(get_metrics))
 }
 
 /// Computes the admin dashboard's metrics.
-#[utoipa::path(get, path = "/api/admin/dashboard/metrics", responses((status = 200, body = AdminDashboardMetrics), (status = 403, body = crate::error::ErrorBody)))]
+#[utoipa::path(get, path = "/admin/dashboard/metrics", responses((status = 200, body = AdminDashboardMetrics), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn get_metrics(
     State(state): State<AppState>,
     _admin: AdminUser,

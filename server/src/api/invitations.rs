@@ -1,12 +1,12 @@
 //! Invitations: an admin invites a user (role, company, client, expiry); the invited person
 //! registers at `/signup/{token}`.
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::tokens::{self, hash_token, random_token};
 use crate::auth::{AdminUser, ClientIp, Role, password};
@@ -16,11 +16,11 @@ use crate::error::{ApiError, ApiResult, AppJson, ResultExt};
 use crate::state::AppState;
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/admin/invitations", post(create_invitation))
-        .route("/invitations/{token}", get(get_invitation))
-        .route("/invitations/{token}/accept", post(accept_invitation))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_invitation))
+        .routes(routes!(get_invitation))
+        .routes(routes!(accept_invitation))
 }
 
 /// An admin's invitation request.
@@ -52,7 +52,7 @@ pub struct CreateInvitationResponse {
 }
 
 /// Creates an invitation and mails its link.
-#[utoipa::path(post, path = "/api/admin/invitations", request_body = CreateInvitationRequest,
+#[utoipa::path(post, path = "/admin/invitations", request_body = CreateInvitationRequest,
     responses((status = 201, body = CreateInvitationResponse), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn create_invitation(
     State(state): State<AppState>,
@@ -179,7 +179,7 @@ fn invalid_invitation() -> ApiError {
 }
 
 /// Reads a live invitation.
-#[utoipa::path(get, path = "/api/invitations/{token}", responses((status = 200, body = InvitationInfo), (status = 404, body = crate::error::ErrorBody)))]
+#[utoipa::path(get, path = "/invitations/{token}", responses((status = 200, body = InvitationInfo), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn get_invitation(
     State(state): State<AppState>,
     Path(token): Path<String>,
@@ -210,7 +210,7 @@ pub struct AcceptInvitationRequest {
 }
 
 /// Creates the account of an invitation and marks it used (once).
-#[utoipa::path(post, path = "/api/invitations/{token}/accept", request_body = AcceptInvitationRequest,
+#[utoipa::path(post, path = "/invitations/{token}/accept", request_body = AcceptInvitationRequest,
     responses((status = 201, body = crate::api::auth::MessageResponse), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn accept_invitation(
     State(state): State<AppState>,

@@ -10,6 +10,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::{CSRF_COOKIE, CSRF_HEADER};
 use crate::error::{ApiError, ErrorBody};
@@ -25,56 +27,21 @@ pub mod invitations;
 pub mod reports;
 pub mod waitlist;
 
-/// The OpenAPI description of the API, served at `/api/openapi.json`.
+/// The parts of the OpenAPI description that are not routes (the routes come from the router
+/// itself, see [`router`]).
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Capital Optimization Portal API", version = "1"),
-    paths(
-        health,
-        auth::login,
-        auth::refresh,
-        auth::logout,
-        auth::me,
-        auth::forgot_password,
-        auth::reset_password,
-        auth::accept_terms,
-        auth::change_password,
-        invitations::create_invitation,
-        invitations::get_invitation,
-        invitations::accept_invitation,
-        waitlist::join_waitlist,
-        dashboard::get_metrics,
-        admin::list_outbox,
-        admin::set_user_role,
-        reports::list_reports,
-        reports::get_report,
-        reports::create_report,
-        reports::update_report,
-        reports::delete_report,
-        reports::get_draft_limit,
-        reports::list_folders,
-        reports::create_folder,
-        reports::delete_folder,
-        board::get_board,
-        board::create_column,
-        board::rename_column,
-        board::move_column,
-        board::create_task,
-        board::update_task,
-        board::delete_task,
-        board::move_task,
-        board::create_category,
-        board::delete_category,
-    ),
     components(schemas(ErrorBody))
 )]
 pub struct ApiDoc;
 
-/// All API routes (mounted under `/api`).
-pub fn router(state: AppState) -> Router<AppState> {
-    Router::new()
-        .route("/health", get(health))
-        .route("/openapi.json", get(openapi))
+/// Every API route with its OpenAPI description, paths relative to `/api`. A route can only be
+/// added here through `routes!`, so the description and the authorization matrix test
+/// (`server/tests/api/matrix.rs`, which walks this description) cover every route.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health))
         .merge(auth::router())
         .merge(invitations::router())
         .merge(waitlist::router())
@@ -84,13 +51,122 @@ pub fn router(state: AppState) -> Router<AppState> {
         .merge(collab_ws::router())
         .merge(board::router())
         .merge(crate::realtime::ws::router())
+}
+
+/// The OpenAPI description of the API with its paths as served (under `/api`).
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, mut doc) = routes().split_for_parts();
+    doc.paths.paths = std::mem::take(&mut doc.paths.paths)
+        .into_iter()
+        .map(|(path, item)| (format!("/api{path}"), item))
+        .collect();
+    doc
+}
+
+/// All API routes (mounted under `/api`).
+pub fn router(state: AppState) -> Router<AppState> {
+    let (router, _) = routes().split_for_parts();
+    let doc = std::sync::Arc::new(openapi());
+    router
+        .route(
+            "/openapi.json",
+            get(move || {
+                let doc = doc.clone();
+                async move { axum::Json((*doc).clone()) }
+            }),
+        )
         .fallback(|| async {
             ApiError::NotFound {
                 code: "not_found",
                 message: "No such endpoint".into(),
             }
         })
+        .method_not_allowed_fallback(|| async {
+            error_response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "This endpoint does not accept this method",
+            )
+        })
         .layer(axum::middleware::from_fn_with_state(state, csrf_guard))
+        .layer(axum::middleware::from_fn(json_errors))
+}
+
+fn error_response(status: StatusCode, code: &str, message: &str) -> Response {
+    (
+        status,
+        axum::Json(ErrorBody {
+            code: code.into(),
+            message: message.into(),
+        }),
+    )
+        .into_response()
+}
+
+/// The answer of a socket route called without the WebSocket upgrade: 401 to anonymous callers
+/// (as any protected route), 426 to signed-in ones.
+pub async fn not_an_upgrade(state: &AppState, headers: &axum::http::HeaderMap) -> Response {
+    match crate::auth::authenticate(state, &CookieJar::from_headers(headers)).await {
+        Ok(Some(_)) => error_response(
+            StatusCode::UPGRADE_REQUIRED,
+            "upgrade_required",
+            "This endpoint only accepts WebSocket connections",
+        ),
+        Ok(None) => ApiError::Unauthenticated.into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Gives every error answer of the API the one `{code, message}` body, including the ones axum
+/// produces itself (path and query-string rejections, an unsupported media type): a plain-text
+/// error becomes JSON with a code for its status and its text as the message (server errors get
+/// the generic message).
+async fn json_errors(req: Request<Body>, next: Next) -> Response {
+    let resp = next.run(req).await;
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::UNAUTHORIZED => "unauthenticated",
+        StatusCode::FORBIDDEN => "forbidden",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::CONFLICT => "conflict",
+        StatusCode::PAYLOAD_TOO_LARGE => "too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::UNPROCESSABLE_ENTITY => "validation_failed",
+        StatusCode::UPGRADE_REQUIRED => "upgrade_required",
+        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+        s if s.is_server_error() => "internal",
+        _ => "error",
+    };
+    let message = if status.is_server_error() || text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("An unexpected error occurred. Please try again.")
+            .to_string()
+    } else {
+        text
+    };
+    let mut out = error_response(status, code, &message);
+    for (name, value) in parts.headers.iter() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    out
 }
 
 /// Health response.
@@ -101,14 +177,10 @@ pub struct Health {
 }
 
 /// Liveness and database check.
-#[utoipa::path(get, path = "/api/health", responses((status = 200, body = Health)))]
+#[utoipa::path(get, path = "/health", responses((status = 200, body = Health)))]
 pub async fn health(State(state): State<AppState>) -> Result<axum::Json<Health>, ApiError> {
     state.db.ping().await?;
     Ok(axum::Json(Health { status: "ok" }))
-}
-
-async fn openapi() -> impl IntoResponse {
-    axum::Json(ApiDoc::openapi())
 }
 
 /// A simple address check: one `@`, a non-empty local part, a dotted domain, no spaces.

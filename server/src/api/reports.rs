@@ -2,11 +2,11 @@
 //! read, rename, status, move, delete), report folders and the monthly draft limit. The rules live
 //! in [`crate::service::reports`].
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
 use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::extract::{ClientQuery, ClientRead};
 use crate::access::Need;
@@ -19,16 +19,13 @@ use crate::state::AppState;
 pub use crate::service::reports::{MAX_NAME_CHARS, ReportStatus};
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/reports", get(list_reports).post(create_report))
-        .route("/reports/draft-limit", get(get_draft_limit))
-        .route("/reports/folders", get(list_folders).post(create_folder))
-        .route("/reports/folders/{folder_id}", delete(delete_folder))
-        .route(
-            "/reports/{report_id}",
-            get(get_report).patch(update_report).delete(delete_report),
-        )
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_reports, create_report))
+        .routes(routes!(get_draft_limit))
+        .routes(routes!(list_folders, create_folder))
+        .routes(routes!(delete_folder))
+        .routes(routes!(get_report, update_report, delete_report))
 }
 
 /// A report as listed and as shown in the editor's header.
@@ -188,7 +185,7 @@ fn folder(row: FolderRow) -> ReportFolder {
 }
 
 /// Lists the reports of the caller's client, most recently changed first, with section counts.
-#[utoipa::path(get, path = "/api/reports", params(ClientQuery),
+#[utoipa::path(get, path = "/reports", params(ClientQuery),
     responses((status = 200, body = Vec<ReportSummary>), (status = 401, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn list_reports(
     State(state): State<AppState>,
@@ -199,7 +196,7 @@ pub async fn list_reports(
 }
 
 /// Reads one report.
-#[utoipa::path(get, path = "/api/reports/{report_id}", params(("report_id" = String, Path, description = "Report id")),
+#[utoipa::path(get, path = "/reports/{report_id}", params(("report_id" = String, Path, description = "Report id")),
     responses((status = 200, body = ReportDetail), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn get_report(
     State(state): State<AppState>,
@@ -215,7 +212,7 @@ pub async fn get_report(
 
 /// Creates a draft report with its initial sections (built on the server) and counts it against
 /// the caller's monthly draft limit.
-#[utoipa::path(post, path = "/api/reports", request_body = CreateReportRequest,
+#[utoipa::path(post, path = "/reports", request_body = CreateReportRequest,
     responses((status = 201, body = ReportSummary), (status = 403, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn create_report(
     State(state): State<AppState>,
@@ -237,7 +234,7 @@ pub async fn create_report(
 }
 
 /// Renames a report, changes its status or moves it to a folder; records who saved it and when.
-#[utoipa::path(patch, path = "/api/reports/{report_id}", params(("report_id" = String, Path, description = "Report id")), request_body = UpdateReportRequest,
+#[utoipa::path(patch, path = "/reports/{report_id}", params(("report_id" = String, Path, description = "Report id")), request_body = UpdateReportRequest,
     responses((status = 200, body = ReportSummary), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn update_report(
     State(state): State<AppState>,
@@ -255,7 +252,7 @@ pub async fn update_report(
 }
 
 /// Deletes a report and its document.
-#[utoipa::path(delete, path = "/api/reports/{report_id}", params(("report_id" = String, Path, description = "Report id")),
+#[utoipa::path(delete, path = "/reports/{report_id}", params(("report_id" = String, Path, description = "Report id")),
     responses((status = 204), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete_report(
     State(state): State<AppState>,
@@ -267,7 +264,7 @@ pub async fn delete_report(
 }
 
 /// The caller's monthly draft counter for a client.
-#[utoipa::path(get, path = "/api/reports/draft-limit", params(ClientQuery), responses((status = 200, body = DraftLimit)))]
+#[utoipa::path(get, path = "/reports/draft-limit", params(ClientQuery), responses((status = 200, body = DraftLimit)))]
 pub async fn get_draft_limit(
     State(state): State<AppState>,
     ClientRead(scope): ClientRead,
@@ -281,7 +278,7 @@ pub async fn get_draft_limit(
 }
 
 /// The report folders of a client by name.
-#[utoipa::path(get, path = "/api/reports/folders", params(ClientQuery), responses((status = 200, body = Vec<ReportFolder>)))]
+#[utoipa::path(get, path = "/reports/folders", params(ClientQuery), responses((status = 200, body = Vec<ReportFolder>)))]
 pub async fn list_folders(
     State(state): State<AppState>,
     ClientRead(scope): ClientRead,
@@ -291,7 +288,7 @@ pub async fn list_folders(
 }
 
 /// Creates a folder.
-#[utoipa::path(post, path = "/api/reports/folders", request_body = CreateFolderRequest,
+#[utoipa::path(post, path = "/reports/folders", request_body = CreateFolderRequest,
     responses((status = 201, body = ReportFolder), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn create_folder(
     State(state): State<AppState>,
@@ -305,7 +302,7 @@ pub async fn create_folder(
 }
 
 /// Deletes a folder and its sub-folders; their reports move out of any folder.
-#[utoipa::path(delete, path = "/api/reports/folders/{folder_id}", params(("folder_id" = String, Path, description = "Folder id")),
+#[utoipa::path(delete, path = "/reports/folders/{folder_id}", params(("folder_id" = String, Path, description = "Folder id")),
     responses((status = 204), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete_folder(
     State(state): State<AppState>,

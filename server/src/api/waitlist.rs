@@ -1,10 +1,10 @@
 //! The landing page's waitlist.
 
-use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::post;
 use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::ClientIp;
 use crate::db::misc;
@@ -12,8 +12,8 @@ use crate::error::{ApiResult, AppJson};
 use crate::state::AppState;
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/waitlist", post(join_waitlist))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(join_waitlist))
 }
 
 /// Waitlist sign-up.
@@ -75,7 +75,7 @@ fn reply(
 }
 
 /// Adds an address to the waitlist.
-#[utoipa::path(post, path = "/api/waitlist", request_body = WaitlistRequest,
+#[utoipa::path(post, path = "/waitlist", request_body = WaitlistRequest,
     responses((status = 200, body = WaitlistResponse), (status = 422, body = WaitlistResponse), (status = 429, body = WaitlistResponse)))]
 pub async fn join_waitlist(
     State(state): State<AppState>,

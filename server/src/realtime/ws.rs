@@ -14,12 +14,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::State;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocketUpgrade};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum_extra::extract::cookie::CookieJar;
 use bytes::Bytes;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
@@ -28,6 +27,8 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{Conn, Hub, SubscribeOutcome, close, current_seq, encode};
 use crate::db::Db;
@@ -51,19 +52,27 @@ pub const MAX_MESSAGE: usize = 16 * 1024;
 const BATCH: usize = 64;
 
 /// Routes.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/ws", get(ws_handler))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(ws_handler))
 }
 
-/// Upgrades an authenticated, same-origin request to the event socket.
+/// Upgrades an authenticated, same-origin request to the event socket: JSON frames
+/// `{op: "subscribe" | "unsubscribe", topics}` and `{op: "ping"}` in, events
+/// `{topic, seq, type, data}` and answers out (see `realtime`).
+#[utoipa::path(get, path = "/ws",
+    responses((status = 101, description = "Switching to the event socket"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody), (status = 426, body = crate::error::ErrorBody)))]
 pub async fn ws_handler(
     State(state): State<AppState>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     if !crate::api::origin_allowed(&state, &headers) {
         return ApiError::Forbidden("Cross-site WebSocket refused".into()).into_response();
     }
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(_) => return crate::api::not_an_upgrade(&state, &headers).await,
+    };
     let jar = CookieJar::from_headers(&headers);
     let user = match crate::auth::authenticate(&state, &jar).await {
         Ok(Some(u)) => u,

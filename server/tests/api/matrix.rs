@@ -1,0 +1,499 @@
+//! The authorization matrix: every route the API serves (read from the OpenAPI description the
+//! router itself produces) has a rule in [`ROUTES`]; each route is called by every persona with
+//! real ids of Bank A's rows, and the status must be the one its rule gives. A denied call must
+//! return nothing of Bank A and change nothing of it. A route served without a rule here fails
+//! [`every_served_route_has_a_rule`].
+
+use std::collections::BTreeSet;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    /// Anyone, signed in or not: the same status for everybody.
+    Anyone,
+    /// Any signed-in user; anonymous callers get 401.
+    SignedIn,
+    /// Members of the client (viewers included) and admins; other clients' users get 404.
+    ClientRead,
+    /// Members of the client who are not viewers (403), and admins; other clients' users get 404.
+    ClientWrite,
+    /// Approvers of the client (global or client role) and admins; other members get 403.
+    #[allow(dead_code)]
+    Approver,
+    /// Admins only; other signed-in users get 403.
+    Admin,
+}
+
+/// The callers every route is tried with. Bank A is the client whose rows the routes name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Persona {
+    Anonymous,
+    /// Viewer of Bank A.
+    Viewer,
+    /// User of Bank A.
+    Member,
+    /// User of Bank B.
+    OtherClient,
+    /// Approver of Bank A.
+    Approver,
+    Admin,
+}
+
+const PERSONAS: [Persona; 6] = [
+    Persona::Anonymous,
+    Persona::Viewer,
+    Persona::Member,
+    Persona::OtherClient,
+    Persona::Approver,
+    Persona::Admin,
+];
+
+impl Rule {
+    /// The status `p` gets from a route whose successful answer is `ok`.
+    fn expect(self, p: Persona, ok: u16) -> u16 {
+        use Persona::*;
+        match (self, p) {
+            (Rule::Anyone, _) => ok,
+            (_, Anonymous) => 401,
+            (Rule::SignedIn, _) => ok,
+            (Rule::Admin, Admin) => ok,
+            (Rule::Admin, _) => 403,
+            (_, OtherClient) => 404,
+            (Rule::ClientRead, _) => ok,
+            (Rule::ClientWrite, Viewer) => 403,
+            (Rule::ClientWrite, _) => ok,
+            (Rule::Approver, Admin | Approver) => ok,
+            (Rule::Approver, _) => 403,
+        }
+    }
+}
+
+/// A fresh row a call needs (created by an admin on Bank A's board or report list before each
+/// call, so that deleting calls each delete their own).
+#[derive(Debug, Clone, Copy)]
+enum Needs {
+    Nothing,
+    Column,
+    Task,
+    Category,
+    Report,
+    Folder,
+}
+
+/// One route: method, path as the OpenAPI description names it, rule, what a successful call
+/// answers, whether the call ends the caller's session, and the request (`{id}`-style
+/// placeholders of the path are filled with the fresh row's id, `{client}` with Bank A's).
+struct Route {
+    method: &'static str,
+    path: &'static str,
+    rule: Rule,
+    ok: u16,
+    needs: Needs,
+    ends_session: bool,
+    limited: bool,
+    query: &'static str,
+    body: fn(&Fixture) -> Option<Value>,
+}
+
+const fn route(method: &'static str, path: &'static str, rule: Rule, ok: u16) -> Route {
+    Route {
+        method,
+        path,
+        rule,
+        ok,
+        needs: Needs::Nothing,
+        ends_session: false,
+        limited: false,
+        query: "",
+        body: |_| None,
+    }
+}
+
+impl Route {
+    const fn needs(mut self, n: Needs) -> Route {
+        self.needs = n;
+        self
+    }
+    const fn on_client(mut self) -> Route {
+        self.query = "?client_id={client}";
+        self
+    }
+    const fn body(mut self, f: fn(&Fixture) -> Option<Value>) -> Route {
+        self.body = f;
+        self
+    }
+    /// Limited per client address (five calls from one address): called by three personas, one
+    /// anonymous and two signed in, since the rule does not depend on the caller.
+    const fn limited(mut self) -> Route {
+        self.limited = true;
+        self
+    }
+    const fn ends_session(mut self) -> Route {
+        self.ends_session = true;
+        self
+    }
+}
+
+/// Ids the requests are made of.
+struct Fixture {
+    client: String,
+    column: String,
+    fresh: String,
+    viewer_id: String,
+    unique: String,
+}
+
+/// Every route with its rule. Paths as served (under `/api`).
+const ROUTES: &[Route] = &[
+    route("GET", "/api/health", Rule::Anyone, 200),
+    route("GET", "/api/openapi.json", Rule::Anyone, 200),
+    // Authentication.
+    route("POST", "/api/auth/login", Rule::Anyone, 401).body(|f| {
+        Some(json!({"email": format!("nobody-{}@example.com", f.unique), "password": "Wrong-password-1"}))
+    }),
+    route("POST", "/api/auth/refresh", Rule::SignedIn, 200),
+    // Signing out is idempotent: without a session it only clears the cookies.
+    route("POST", "/api/auth/logout", Rule::Anyone, 204).ends_session(),
+    route("GET", "/api/auth/me", Rule::SignedIn, 200),
+    route("POST", "/api/auth/forgot-password", Rule::Anyone, 202)
+        .limited()
+        .body(|_| Some(json!({"email": "nobody@example.com"}))),
+    route("POST", "/api/auth/reset-password", Rule::Anyone, 400)
+        .body(|_| Some(json!({"token": "not-a-token", "password": "Another-Password-2"}))),
+    route("POST", "/api/auth/accept-terms", Rule::SignedIn, 200),
+    route("POST", "/api/auth/change-password", Rule::SignedIn, 400).body(|_| {
+        Some(json!({"current_password": "not-the-password", "new_password": "Another-Password-2"}))
+    }),
+    // Invitations and the waitlist.
+    route("POST", "/api/admin/invitations", Rule::Admin, 201).body(|f| {
+        Some(json!({"name": "New", "last_name": "Person", "email": format!("invitee-{}@bank-a.example", f.unique), "role": "user", "client_id": f.client}))
+    }),
+    route("GET", "/api/invitations/{token}", Rule::Anyone, 404),
+    route("POST", "/api/invitations/{token}/accept", Rule::Anyone, 404).body(|_| {
+        Some(json!({"name": "New", "last_name": "Person", "password": "Another-Password-2"}))
+    }),
+    route("POST", "/api/waitlist", Rule::Anyone, 200)
+        .limited()
+        .body(|f| Some(json!({"email": format!("wait-{}@example.com", f.unique), "source": "hero"}))),
+    // Back office.
+    route("GET", "/api/admin/dashboard/metrics", Rule::Admin, 200),
+    route("GET", "/api/admin/outbox", Rule::Admin, 200),
+    route("PUT", "/api/admin/users/{id}/role", Rule::Admin, 200)
+        .body(|_| Some(json!({"role": "viewer"}))),
+    // Reports.
+    route("GET", "/api/reports", Rule::ClientRead, 200).on_client(),
+    route("POST", "/api/reports", Rule::ClientWrite, 201)
+        .body(|f| Some(json!({"name": format!("Matrix {}", f.unique), "client_id": f.client}))),
+    route("GET", "/api/reports/draft-limit", Rule::ClientRead, 200).on_client(),
+    route("GET", "/api/reports/folders", Rule::ClientRead, 200).on_client(),
+    route("POST", "/api/reports/folders", Rule::ClientWrite, 201)
+        .body(|f| Some(json!({"name": format!("Folder {}", f.unique), "client_id": f.client}))),
+    route("DELETE", "/api/reports/folders/{folder_id}", Rule::ClientWrite, 204)
+        .needs(Needs::Folder),
+    route("GET", "/api/reports/{report_id}", Rule::ClientRead, 200).needs(Needs::Report),
+    route("PATCH", "/api/reports/{report_id}", Rule::ClientWrite, 200)
+        .needs(Needs::Report)
+        .body(|_| Some(json!({"name": "Renamed by the matrix"}))),
+    route("DELETE", "/api/reports/{report_id}", Rule::ClientWrite, 204).needs(Needs::Report),
+    // Task board.
+    route("GET", "/api/board", Rule::ClientRead, 200).on_client(),
+    route("POST", "/api/board/columns", Rule::ClientWrite, 201)
+        .on_client()
+        .body(|_| Some(json!({"name": "Matrix column"}))),
+    route("PATCH", "/api/board/columns/{id}", Rule::ClientWrite, 200)
+        .on_client()
+        .needs(Needs::Column)
+        .body(|_| Some(json!({"name": "Renamed column"}))),
+    route("POST", "/api/board/columns/{id}/move", Rule::ClientWrite, 200)
+        .on_client()
+        .needs(Needs::Column)
+        .body(|_| Some(json!({}))),
+    route("POST", "/api/board/tasks", Rule::ClientWrite, 201)
+        .on_client()
+        .body(|f| Some(json!({"column_id": f.column, "title": "Matrix task"}))),
+    route("PUT", "/api/board/tasks/{id}", Rule::ClientWrite, 200)
+        .on_client()
+        .needs(Needs::Task)
+        .body(|_| Some(json!({"title": "Edited by the matrix"}))),
+    route("DELETE", "/api/board/tasks/{id}", Rule::ClientWrite, 204)
+        .on_client()
+        .needs(Needs::Task),
+    route("POST", "/api/board/tasks/{id}/move", Rule::ClientWrite, 200)
+        .on_client()
+        .needs(Needs::Task)
+        .body(|f| Some(json!({"column_id": f.column}))),
+    route("POST", "/api/board/categories", Rule::ClientWrite, 201)
+        .on_client()
+        .body(|f| Some(json!({"name": format!("Category {}", f.unique)}))),
+    route("DELETE", "/api/board/categories/{id}", Rule::ClientWrite, 204)
+        .on_client()
+        .needs(Needs::Category),
+    // Sockets, called without the upgrade: 401 anonymous, 426 signed in.
+    route("GET", "/api/ws", Rule::SignedIn, 426),
+    route("GET", "/api/collab/{report_id}", Rule::SignedIn, 426).needs(Needs::Report),
+];
+
+/// Routes served outside the OpenAPI description (the description itself).
+const UNDESCRIBED: &[(&str, &str)] = &[("GET", "/api/openapi.json")];
+
+/// The (method, path) pairs of the OpenAPI description the server serves.
+fn described(doc: &Value) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in ["get", "post", "put", "patch", "delete", "head", "options"] {
+            if item.get(method).is_some() {
+                out.insert((method.to_uppercase(), path.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn every_served_route_has_a_rule() {
+    let app = TestApp::spawn().await;
+    let (st, doc) = app.client().await.json("/api/openapi.json").await;
+    assert_eq!(st, StatusCode::OK);
+    let served = described(&doc);
+    let ruled: BTreeSet<(String, String)> = ROUTES
+        .iter()
+        .map(|r| (r.method.to_string(), r.path.to_string()))
+        .collect();
+    let missing: Vec<_> = served.difference(&ruled).collect();
+    assert!(
+        missing.is_empty(),
+        "routes without a rule in server/tests/api/matrix.rs: {missing:?}"
+    );
+    let stale: Vec<_> = ruled
+        .difference(&served)
+        .filter(|(m, p)| !UNDESCRIBED.contains(&(m.as_str(), p.as_str())))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "rules for routes the server does not serve: {stale:?}"
+    );
+}
+
+async fn id_of(s: &Session, method: Method, path: &str, body: Value) -> String {
+    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
+    let r = s
+        .http
+        .request(method, format!("{}{}", s.base, path))
+        .header("x-csrf-token", csrf)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let (st, v) = body_of(r).await;
+    assert!(st.is_success(), "{path}: {st} {v}");
+    v["id"].as_str().expect("id").to_string()
+}
+
+async fn body_of(r: reqwest::Response) -> (StatusCode, Value) {
+    let st = r.status();
+    let text = r.text().await.unwrap_or_default();
+    (
+        st,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// A fresh row of Bank A for a call.
+async fn fresh(admin: &Session, f: &Fixture, needs: Needs, n: usize) -> String {
+    let q = format!("?client_id={}", f.client);
+    match needs {
+        Needs::Nothing => String::new(),
+        Needs::Column => {
+            id_of(
+                admin,
+                Method::POST,
+                &format!("/api/board/columns{q}"),
+                json!({"name": format!("Column {n}")}),
+            )
+            .await
+        }
+        Needs::Task => {
+            id_of(
+                admin,
+                Method::POST,
+                &format!("/api/board/tasks{q}"),
+                json!({"column_id": f.column, "title": format!("Task {n}")}),
+            )
+            .await
+        }
+        Needs::Category => {
+            id_of(
+                admin,
+                Method::POST,
+                &format!("/api/board/categories{q}"),
+                json!({"name": format!("Own category {n}")}),
+            )
+            .await
+        }
+        Needs::Report => {
+            id_of(
+                admin,
+                Method::POST,
+                "/api/reports",
+                json!({"name": format!("Report {n}"), "client_id": f.client}),
+            )
+            .await
+        }
+        Needs::Folder => {
+            id_of(
+                admin,
+                Method::POST,
+                "/api/reports/folders",
+                json!({"name": format!("Folder {n}"), "client_id": f.client}),
+            )
+            .await
+        }
+    }
+}
+
+/// Everything of Bank A a denied call could have touched, as the admin sees it.
+async fn bank_a(admin: &Session, client: &str) -> Value {
+    let (_, mut board) = admin.json(&format!("/api/board?client_id={client}")).await;
+    board["seq"] = Value::Null;
+    let (_, reports) = admin
+        .json(&format!("/api/reports?client_id={client}"))
+        .await;
+    let (_, folders) = admin
+        .json(&format!("/api/reports/folders?client_id={client}"))
+        .await;
+    json!({"board": board, "reports": reports, "folders": folders})
+}
+
+#[tokio::test]
+async fn every_route_answers_each_persona_as_its_rule_says() {
+    let app = TestApp::spawn().await;
+    let admin = app.login(ADMIN).await;
+    let (_, me) = app.login(USER_A).await.json("/api/auth/me").await;
+    let client = me["client"]["id"].as_str().unwrap().to_string();
+    let (_, viewer_me) = app.login(VIEWER).await.json("/api/auth/me").await;
+    assert_eq!(
+        viewer_me["client"]["id"],
+        client.as_str(),
+        "the viewer is Bank A's"
+    );
+    let (_, board) = admin.json(&format!("/api/board?client_id={client}")).await;
+    let column = board["columns"][0]["id"].as_str().unwrap().to_string();
+    let mut sessions = Vec::new();
+    for p in PERSONAS {
+        sessions.push(match p {
+            Persona::Anonymous => app.client().await,
+            Persona::Viewer => app.login(VIEWER).await,
+            Persona::Member => app.login(USER_A).await,
+            Persona::OtherClient => app.login(USER_B).await,
+            Persona::Approver => app.login(APPROVER).await,
+            Persona::Admin => app.login(ADMIN).await,
+        });
+    }
+    let bank_a_name = board["client_name"].as_str().unwrap().to_string();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for r in ROUTES {
+        for (pi, p) in PERSONAS.iter().enumerate() {
+            if r.limited && !matches!(p, Persona::Anonymous | Persona::Member | Persona::Admin) {
+                continue;
+            }
+            n += 1;
+            let mut f = Fixture {
+                client: client.clone(),
+                column: column.clone(),
+                fresh: String::new(),
+                viewer_id: viewer_me["id"].as_str().unwrap().to_string(),
+                unique: format!("{n}"),
+            };
+            f.fresh = fresh(&admin, &f, r.needs, n).await;
+            let session = if r.ends_session && *p != Persona::Anonymous {
+                match p {
+                    Persona::Viewer => app.login(VIEWER).await,
+                    Persona::Member => app.login(USER_A).await,
+                    Persona::OtherClient => app.login(USER_B).await,
+                    Persona::Approver => app.login(APPROVER).await,
+                    _ => app.login(ADMIN).await,
+                }
+            } else {
+                sessions[pi].clone()
+            };
+            let path = r
+                .path
+                .replace(
+                    "{id}",
+                    if r.path.starts_with("/api/admin/users") {
+                        &f.viewer_id
+                    } else {
+                        &f.fresh
+                    },
+                )
+                .replace("{report_id}", &f.fresh)
+                .replace("{folder_id}", &f.fresh)
+                .replace("{token}", "no-such-invitation-token");
+            let url = format!(
+                "{}{}{}",
+                app.base,
+                path,
+                r.query.replace("{client}", &f.client)
+            );
+            let expected = r.rule.expect(*p, r.ok);
+            let before = if expected >= 400 {
+                Some(bank_a(&admin, &client).await)
+            } else {
+                None
+            };
+            let method = Method::from_bytes(r.method.as_bytes()).unwrap();
+            let mut req = session.http.request(method, &url).header(
+                "x-csrf-token",
+                session.cookie("capopt_csrf").unwrap_or_default(),
+            );
+            if let Some(b) = (r.body)(&f) {
+                req = req.json(&b);
+            }
+            let (st, body) = body_of(req.send().await.unwrap()).await;
+            if st.as_u16() != expected {
+                failures.push(format!(
+                    "{} {} as {p:?}: {} (expected {expected}) {body}",
+                    r.method, r.path, st
+                ));
+                continue;
+            }
+            if st.as_u16() >= 400 {
+                if body["code"].as_str().is_none() || body["message"].as_str().is_none() {
+                    failures.push(format!(
+                        "{} {} as {p:?}: error without the {{code, message}} body: {body}",
+                        r.method, r.path
+                    ));
+                }
+                let text = body.to_string();
+                if *p == Persona::OtherClient
+                    && (text.contains(&client) || text.contains(&bank_a_name))
+                {
+                    failures.push(format!(
+                        "{} {} as {p:?} disclosed Bank A: {text}",
+                        r.method, r.path
+                    ));
+                }
+            }
+            if let Some(before) = before
+                && bank_a(&admin, &client).await != before
+            {
+                failures.push(format!(
+                    "{} {} as {p:?} was refused ({st}) but changed Bank A",
+                    r.method, r.path
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {n} calls broke their rule:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
