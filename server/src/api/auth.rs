@@ -490,7 +490,8 @@ pub struct ChangePasswordRequest {
     pub new_password: String,
 }
 
-/// Changes the signed-in user's password (the current one is verified).
+/// Changes the signed-in user's password (the current one is verified; the new one follows the
+/// rules of reset and invitation); ends the user's other sessions. Rate-limited per user.
 #[utoipa::path(post, path = "/auth/change-password", request_body = ChangePasswordRequest,
     responses((status = 204), (status = 400, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn change_password(
@@ -501,9 +502,11 @@ pub async fn change_password(
     if req.current_password.is_empty() {
         return Err(ApiError::validation("Current password is required"));
     }
-    if req.new_password.chars().count() < 6 {
-        return Err(ApiError::validation(
-            "Password must be at least 6 characters",
+    // One password policy: the rules of reset and invitation.
+    password::check_strong(&req.new_password)?;
+    if !state.limits.password_change(&user.id) {
+        return Err(ApiError::RateLimited(
+            "Too many password change attempts. Please wait a few minutes and try again.".into(),
         ));
     }
     let row = users::by_id(&state.db.pool, &user.id)
@@ -521,6 +524,10 @@ pub async fn change_password(
     }
     let hash = password::hash(&req.new_password).await?;
     users::set_password(&state.db.pool, &user.id, &hash).await?;
+    // Whoever else holds a session of this account (a stolen one, say) is signed out, and their
+    // open sockets closed, at once; this session goes on.
+    sessions::revoke_other_sessions(&state.db.pool, &user.id, &user.session_id).await?;
+    state.recheck_user(&user.id).await;
     crate::audit::record(
         &state,
         AuditEvent {

@@ -223,11 +223,6 @@ pub async fn accept_invitation(
             "Please enter your first and last name",
         ));
     }
-    if req.password.chars().count() < 6 {
-        return Err(ApiError::validation(
-            "Password must be at least 6 characters long",
-        ));
-    }
     password::check_strong(&req.password)?;
     let hash = password::hash(&req.password).await?;
     let mut tx = state.db.pool.begin().await?;

@@ -45,7 +45,7 @@ pub fn dummy_hash() -> &'static str {
     })
 }
 
-/// The rules for reset, set-password and invitation passwords (spec 000 section 5): at least 8
+/// The one password policy (reset, invitation, change, create-admin; spec 000 section 5): at least 8
 /// characters, one uppercase, one lowercase and one number.
 pub fn check_strong(password: &str) -> ApiResult<()> {
     if password.chars().count() < 8 {

@@ -14,6 +14,7 @@ pub struct RateLimits {
     login_ip: Arc<DefaultKeyedRateLimiter<String>>,
     mail_ip: Arc<DefaultKeyedRateLimiter<String>>,
     waitlist_ip: Arc<DefaultKeyedRateLimiter<String>>,
+    password_change_user: Arc<DefaultKeyedRateLimiter<String>>,
 }
 
 fn limiter(burst: u32, per: Duration) -> Arc<DefaultKeyedRateLimiter<String>> {
@@ -35,6 +36,8 @@ impl Default for RateLimits {
             mail_ip: limiter(5, Duration::from_secs(3600)),
             // 5 waitlist sign-ups per address per 10 minutes.
             waitlist_ip: limiter(5, Duration::from_secs(600)),
+            // 5 password changes (or wrong current passwords) per user per 15 minutes.
+            password_change_user: limiter(5, Duration::from_secs(15 * 60)),
         }
     }
 }
@@ -57,12 +60,20 @@ impl RateLimits {
     pub fn waitlist(&self, ip: &str) -> bool {
         self.waitlist_ip.check_key(&ip.to_string()).is_ok()
     }
+    /// Whether a password change by `user_id` may proceed (every attempt is charged: the current
+    /// password it verifies must not become a guessing oracle for a stolen session).
+    pub fn password_change(&self, user_id: &str) -> bool {
+        self.password_change_user
+            .check_key(&user_id.to_string())
+            .is_ok()
+    }
     /// Drops stale keys (called periodically).
     pub fn retain_recent(&self) {
         self.login_account.retain_recent();
         self.login_ip.retain_recent();
         self.mail_ip.retain_recent();
         self.waitlist_ip.retain_recent();
+        self.password_change_user.retain_recent();
     }
 }
 

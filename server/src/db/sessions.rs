@@ -68,6 +68,26 @@ pub async fn revoke_user_sessions(
     Ok(ids.into_iter().map(|(id,)| id).collect())
 }
 
+/// Revokes every live session of a user except `keep` (a password change ends the others).
+/// Returns the revoked session ids.
+pub async fn revoke_other_sessions(
+    pool: &sqlx::AnyPool,
+    user_id: &str,
+    keep: &str,
+) -> sqlx::Result<Vec<String>> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "SELECT id FROM sessions WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL",
+    )
+    .bind(user_id)
+    .bind(keep)
+    .fetch_all(pool)
+    .await?;
+    for (id,) in &ids {
+        revoke_session(pool, id).await?;
+    }
+    Ok(ids.into_iter().map(|(id,)| id).collect())
+}
+
 /// A refresh token row.
 #[derive(Debug, Clone, FromRow)]
 pub struct RefreshRow {

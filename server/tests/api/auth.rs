@@ -402,7 +402,7 @@ async fn old_passwords_require_a_change_and_the_current_one_is_checked() {
         (st, b["message"].as_str()),
         (
             StatusCode::UNPROCESSABLE_ENTITY,
-            Some("Password must be at least 6 characters")
+            Some("Password must be at least 8 characters")
         )
     );
     let r = s

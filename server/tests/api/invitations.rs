@@ -75,7 +75,7 @@ async fn invited_user_signs_up_once_then_sees_the_terms() {
         (st, b["message"].as_str()),
         (
             StatusCode::UNPROCESSABLE_ENTITY,
-            Some("Password must be at least 6 characters long")
+            Some("Password must be at least 8 characters")
         )
     );
 

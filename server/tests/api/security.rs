@@ -87,3 +87,75 @@ async fn serve_seeds_demo_accounts_only_when_seed_demo_is_set() {
     child.kill().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn a_password_change_ends_the_other_sessions_follows_the_reset_rules_and_is_limited() {
+    use crate::realtime::Ws;
+    let app = TestApp::spawn().await;
+    let here = app.login(USER_A).await;
+    let elsewhere = app.login(USER_A).await;
+    let mut socket = Ws::connect(&elsewhere).await;
+
+    // The rules of reset and invitation, with their messages.
+    for (weak, message) in [
+        ("abcdef", "Password must be at least 8 characters"),
+        (
+            "abcdefgh1",
+            "Password must contain at least one uppercase letter",
+        ),
+        ("Abcdefghi", "Password must contain at least one number"),
+    ] {
+        let (st, b) = body(
+            here.post(
+                "/api/auth/change-password",
+                json!({"current_password": DEMO_PASSWORD, "new_password": weak}),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(
+            (st, b["message"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some(message)),
+            "{weak}"
+        );
+    }
+    let r = here
+        .post(
+            "/api/auth/change-password",
+            json!({"current_password": DEMO_PASSWORD, "new_password": "Fresh-Pass-9"}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+
+    // This session goes on; the other one and its socket end at once.
+    assert_eq!(here.get("/api/auth/me").await.status(), StatusCode::OK);
+    assert_eq!(
+        elsewhere.get("/api/auth/me").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        elsewhere.post_empty("/api/auth/refresh").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(socket.close_code(Duration::from_secs(5)).await, Some(4401));
+
+    // Guessing the current password from a stolen session is rate-limited.
+    let mut limited = false;
+    for _ in 0..10 {
+        let r = here
+            .post(
+                "/api/auth/change-password",
+                json!({"current_password": "guess", "new_password": "Other-Pass-8"}),
+            )
+            .await;
+        match r.status() {
+            StatusCode::BAD_REQUEST => {}
+            StatusCode::TOO_MANY_REQUESTS => {
+                limited = true;
+                break;
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+    assert!(limited, "password changes are rate-limited");
+}
