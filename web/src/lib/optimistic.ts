@@ -21,6 +21,8 @@ export function optimistic<TData, TVariables>(
   queryClient: QueryClient,
   queryKey: QueryKey,
   update: (data: TData, variables: TVariables) => TData,
+  /** `refetch`: what to refetch when settled, when more than `queryKey` (a prefix of it, say). */
+  options: { refetch?: QueryKey } = {},
 ) {
   return {
     onMutate: async (variables: TVariables): Promise<OptimisticSnapshot<TData>> => {
@@ -32,6 +34,6 @@ export function optimistic<TData, TVariables>(
     onError: (_error: unknown, _variables: TVariables, snapshot: OptimisticSnapshot<TData> | undefined) => {
       if (snapshot?.previous !== undefined) queryClient.setQueryData<TData>(queryKey, snapshot.previous)
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: options.refetch ?? queryKey }),
   }
 }

@@ -13,13 +13,14 @@ import { Input } from '@/components/ui/input'
 import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
 import { ApiError, errorMessage } from '@/lib/api-client'
+import { useClientId } from '@/hooks/use-client-id'
 import { useAuthStore } from '@/lib/auth-store'
 import { closeMessage } from '@/lib/close-codes'
 import { cn } from '@/lib/cn'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { toast } from '@/lib/toast'
 
-import { useLiveReport, useReport, useUpdateReport } from '../api/reports-api'
+import { useLiveReport, useReport, useUpdateReport } from '../api'
 import { useReportDocument } from '../hooks/use-report-document'
 import { applyServer, changedFields, hasUnsaved, initialMeta } from '../utils/report-meta'
 import { addSection, deleteSection, duplicateSection, moveSection, renameSection, type Section } from '../utils/sections'
@@ -59,10 +60,12 @@ function LoadError({ message }: { message: string }) {
 }
 
 function ReportEditor({ reportId }: { reportId: string }) {
-  const report = useReport(reportId)
+  const clientId = useClientId()
+  const report = useReport(clientId, reportId)
   const document = useReportDocument(reportId)
   // Live on the report list's topic: a rename or status change by a colleague refetches the report.
-  useLiveReport(report.data?.report.client_id ?? null, reportId)
+  useLiveReport(clientId, reportId)
+  if (!clientId) return <LoadError message="Your account is not linked to a client, so there are no reports to show." />
   // A failed background refetch keeps the editor (and unsaved edits); a report that is gone does not.
   const gone = report.isError && (!report.data || (report.error instanceof ApiError && (report.error.status === 403 || report.error.status === 404)))
   if (gone) return <LoadError message={errorMessage(report.error, 'Failed to load report')} />
@@ -104,7 +107,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
     () => ({ name: [me?.name, me?.last_name].filter(Boolean).join(' ') || me?.email || 'Anonymous', color: caretColor(me?.id ?? '') }),
     [me],
   )
-  const update = useUpdateReport()
+  const update = useUpdateReport(report.client_id)
   const [meta, setMeta] = useState(() => initialMeta(report))
   // Each new server snapshot (a live change, a refetch) moves the baseline and the fields not
   // being edited here; fields edited here keep their local value.

@@ -5,7 +5,9 @@ import { MemoryRouter, Route, Routes } from 'react-router'
 
 import { Toaster } from '@/components/ui/toaster'
 import { useAuthStore } from '@/lib/auth-store'
+import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
 import { toast } from '@/lib/toast'
+import { FakeEventSocket } from '@/testing/fake-event-socket'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
 
 import { ReportsList } from './reports-list'
@@ -26,9 +28,11 @@ const report = {
   updated_at: '2026-11-02T10:00:00.000000Z',
 }
 
-function renderList(role: 'user' | 'viewer' = 'user') {
-  // No client link: the live-update subscription stays closed in these tests.
-  useAuthStore.setState({ status: 'authenticated', user: makeUser({ role, client: null }) })
+function renderList(role: 'user' | 'viewer' = 'user', client: { id: string; name: string } | null = { id: 'c-1', name: 'Bank A' }) {
+  // The live-update subscription goes to a fake event socket that never opens.
+  FakeEventSocket.all = []
+  setRealtimeTransport(() => new FakeEventSocket(), async () => true)
+  useAuthStore.setState({ status: 'authenticated', user: makeUser({ role, client }) })
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
       <MemoryRouter initialEntries={['/client/report-generator']}>
@@ -45,7 +49,7 @@ function renderList(role: 'user' | 'viewer' = 'user') {
 const limit = { draft_count: 7, limit: 100, month_year: '2026-11' }
 
 afterEach(() => {
-  vi.unstubAllGlobals()
+  resetRealtime()
   vi.restoreAllMocks()
 })
 
@@ -53,7 +57,7 @@ const folder = { id: 'f-1', client_id: 'c-1', parent_folder_id: null, name: 'Qua
 
 describe('ReportsList', () => {
   it('shows the cards, the draft counter and No Reports Found for a search without match', async () => {
-    mockApi({
+    const calls = mockApi({
       'GET /api/reports': () => json(200, [report]),
       'GET /api/reports/folders': () => json(200, []),
       'GET /api/reports/draft-limit': () => json(200, limit),
@@ -65,6 +69,19 @@ describe('ReportsList', () => {
     expect(await screen.findByText('7 of 100 drafts used this month')).toBeInTheDocument()
     await userEvent.type(screen.getByLabelText('Search reports'), 'basel')
     expect(await screen.findByText('No Reports Found')).toBeInTheDocument()
+    // Every request names the client the screen is about.
+    expect(calls.map((c) => c.url).sort()).toEqual([
+      '/api/reports/draft-limit?client_id=c-1',
+      '/api/reports/folders?client_id=c-1',
+      '/api/reports?client_id=c-1',
+    ])
+  })
+
+  it('says so, and asks nothing, when the account has no client', async () => {
+    const calls = mockApi({})
+    renderList('user', null)
+    expect(await screen.findByText(/No Client/)).toBeInTheDocument()
+    expect(calls).toHaveLength(0)
   })
 
   it('heads an empty company with Create Your First Report, with the create button for editors', async () => {
@@ -158,6 +175,33 @@ describe('ReportsList', () => {
     const patch = calls.find((c) => c.key === 'PATCH /api/reports/r-1')
     expect(patch?.body).toEqual({ name: 'Q4 disclosure' })
     expect(await screen.findByText('Report renamed successfully')).toBeInTheDocument()
+  })
+
+  it('shows a rename at once and puts the old name back when the server refuses it', async () => {
+    let answer!: () => void
+    const answered = new Promise<void>((resolve) => (answer = resolve))
+    mockApi({
+      'GET /api/reports': () => json(200, [report]),
+      'GET /api/reports/folders': () => json(200, []),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+      'PATCH /api/reports/r-1': async () => {
+        await answered
+        return json(409, { code: 'conflict', message: 'A report with this name exists' })
+      },
+    })
+    renderList()
+    const user = userEvent.setup()
+    await user.click(await screen.findByRole('button', { name: 'Actions for Q3 Pillar 3 disclosure' }))
+    await user.click(await screen.findByRole('menuitem', { name: 'Rename' }))
+    const field = await screen.findByRole('textbox', { name: 'Report name' })
+    await user.clear(field)
+    await user.type(field, 'Q4 disclosure{Enter}')
+    // Optimistic: the card has the new name while the server has not answered.
+    expect(await screen.findByRole('article', { name: 'Q4 disclosure' })).toBeInTheDocument()
+    answer()
+    expect(await screen.findByText('Failed to rename report')).toBeInTheDocument()
+    expect(await screen.findByRole('article', { name: 'Q3 Pillar 3 disclosure' })).toBeInTheDocument()
+    expect(screen.queryByRole('article', { name: 'Q4 disclosure' })).not.toBeInTheDocument()
   })
 
   it('hides New Report and New Folder from viewers', async () => {

@@ -10,6 +10,7 @@ import { Input } from '@/components/ui/input'
 import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
 import { errorMessage } from '@/lib/api-client'
+import { useClientId } from '@/hooks/use-client-id'
 import { useAuthStore } from '@/lib/auth-store'
 import { cn } from '@/lib/cn'
 import { toast } from '@/lib/toast'
@@ -23,7 +24,7 @@ import {
   useLiveReportList,
   useReports,
   useUpdateReport,
-} from '../api/reports-api'
+} from '../api'
 import { ConfirmDeleteDialog } from './confirm-delete-dialog'
 import { NameDialog } from './name-dialog'
 import { ReportCard } from './report-card'
@@ -44,15 +45,15 @@ export function filterAndSort(reports: ReportSummary[], search: string, sort: So
 export function ReportsList() {
   const navigate = useNavigate()
   const canEdit = useAuthStore((s) => s.user?.role !== 'viewer')
-  const clientId = useAuthStore((s) => s.user?.client?.id ?? null)
+  const clientId = useClientId()
   useLiveReportList(clientId)
-  const reports = useReports()
-  const folders = useFolders()
-  const draftLimit = useDraftLimit()
-  const createReport = useCreateReport()
-  const createFolder = useCreateFolder()
-  const updateReport = useUpdateReport()
-  const deleteReport = useDeleteReport()
+  const reports = useReports(clientId)
+  const folders = useFolders(clientId)
+  const draftLimit = useDraftLimit(clientId)
+  const createReport = useCreateReport(clientId ?? '')
+  const createFolder = useCreateFolder(clientId ?? '')
+  const updateReport = useUpdateReport(clientId ?? '')
+  const deleteReport = useDeleteReport(clientId ?? '')
 
   const [search, setSearch] = useState('')
   const [sort, setSort] = useState<SortKey>('date')
@@ -133,6 +134,9 @@ export function ReportsList() {
     toast.error('Database Error', 'Failed to connect to database. Some features may be limited.')
   }, [failedAt])
   const limit = draftLimit.data
+  if (!clientId) {
+    return <p className="text-slate-600">No Client: your account is not linked to a client, so there are no reports to show.</p>
+  }
   return (
     <div className="mx-auto max-w-7xl space-y-6">
       <div className="flex flex-wrap items-end justify-between gap-4">
