@@ -99,8 +99,34 @@ pub fn app(state: AppState) -> Router {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static("default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'self'"),
         ))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
+}
+
+/// The span of a request in the log: method and path, never the query string, and never the
+/// token of an invitation path (`/signup/{token}`, `/api/invitations/{token}`).
+fn request_span(req: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    tracing::debug_span!(
+        "request",
+        method = %req.method(),
+        path = %loggable_path(req.uri().path()),
+    )
+}
+
+/// A request path as it may be logged: the segment after `signup` or `invitations` (a token)
+/// is replaced by `{token}`.
+fn loggable_path(path: &str) -> String {
+    let mut out = Vec::new();
+    let mut secret_next = false;
+    for segment in path.split('/') {
+        if secret_next && !segment.is_empty() {
+            out.push("{token}");
+        } else {
+            out.push(segment);
+        }
+        secret_next = matches!(segment, "signup" | "invitations");
+    }
+    out.join("/")
 }
 
 /// Binds the listener and serves until Ctrl-C or SIGTERM.

@@ -1,5 +1,7 @@
-//! Outgoing mail. Every mail is written to the `outbox` table and the log; when `SMTP_URL` is set
-//! it is also sent by SMTP in the background and the outcome recorded on the outbox row.
+//! Outgoing mail. Every mail is written to the `outbox` table (the log only says that it was
+//! queued: bodies carry reset and invitation links); when `SMTP_URL` is set it is also sent by
+//! SMTP in the background, the outcome recorded on the outbox row and, once delivered, the body
+//! removed from it. Admins read the outbox with the links' tokens masked ([`mask_secrets`]).
 
 use std::sync::Arc;
 
@@ -43,7 +45,8 @@ impl Mailer {
     /// Queues a mail in the outbox (and sends it when SMTP is configured). Returns the outbox id.
     pub async fn send(&self, db: &Db, to: &str, subject: &str, body: &str) -> sqlx::Result<String> {
         let id = db::misc::outbox_insert(&db.pool, to, subject, body).await?;
-        tracing::info!(to, subject, outbox_id = %id, "mail queued:\n{body}");
+        // The body carries reset and invitation links: it never goes to the log.
+        tracing::info!(to, subject, outbox_id = %id, "mail queued");
         if let (Some(smtp), Some(from)) = (self.smtp.clone(), self.from.clone()) {
             let db = db.clone();
             let (to, subject, body, id2) = (
@@ -73,5 +76,50 @@ impl Mailer {
             });
         }
         Ok(id)
+    }
+}
+
+/// The outbox body as admins may read it: every run of 20 or more token characters
+/// (`A-Z a-z 0-9 - _`, the alphabet of reset and invitation tokens) replaced by `[hidden]`, so that
+/// reading the outbox never lets an admin take over somebody's account.
+pub fn mask_secrets(body: &str) -> String {
+    const MIN: usize = 20;
+    let is_token = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(body.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() >= MIN {
+            out.push_str("[hidden]");
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in body.chars() {
+        if is_token(c) {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask_secrets;
+
+    #[test]
+    fn tokens_are_masked_and_words_kept() {
+        let token = crate::auth::tokens::random_token();
+        let body = format!(
+            "Hello Ana-María,\n\nhttps://capopt.example/reset-password?token={token}\nhttps://x.example/signup/{token}\n"
+        );
+        assert_eq!(
+            mask_secrets(&body),
+            "Hello Ana-María,\n\nhttps://capopt.example/reset-password?token=[hidden]\nhttps://x.example/signup/[hidden]\n"
+        );
     }
 }

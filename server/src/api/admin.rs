@@ -64,11 +64,15 @@ pub async fn set_user_role(
     Ok(axum::Json(crate::api::auth::load_me(&state, &id).await?))
 }
 
-/// The latest 100 mails of the outbox, newest first.
+/// The latest 100 mails of the outbox, newest first, with the links' tokens masked.
 #[utoipa::path(get, path = "/admin/outbox", responses((status = 200, body = Vec<OutboxMail>), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn list_outbox(
     State(state): State<AppState>,
     _admin: AdminUser,
 ) -> ApiResult<axum::Json<Vec<OutboxMail>>> {
-    Ok(axum::Json(misc::outbox_latest(&state.db.pool, 100).await?))
+    let mut mails = misc::outbox_latest(&state.db.pool, 100).await?;
+    for m in &mut mails {
+        m.body = crate::mail::mask_secrets(&m.body);
+    }
+    Ok(axum::Json(mails))
 }

@@ -35,7 +35,7 @@ pub struct OutboxMail {
     pub to_addr: String,
     /// Subject.
     pub subject: String,
-    /// Plain-text body.
+    /// Plain-text body (empty once delivered by SMTP; tokens masked for admins).
     pub body: String,
     /// When it was queued.
     pub created_at: String,
@@ -66,13 +66,13 @@ pub async fn outbox_insert<'e>(
     Ok(id)
 }
 
-/// Records the SMTP outcome of a mail.
+/// Records the SMTP outcome of a mail; a delivered mail keeps no body (its links are secrets).
 pub async fn outbox_mark<'e>(
     ex: impl AnyExecutor<'e>,
     id: &str,
     error: Option<&str>,
 ) -> sqlx::Result<()> {
-    sqlx::query("UPDATE outbox SET sent_at = CASE WHEN $1 IS NULL THEN $2 ELSE sent_at END, error = $1 WHERE id = $3")
+    sqlx::query("UPDATE outbox SET sent_at = CASE WHEN $1 IS NULL THEN $2 ELSE sent_at END, body = CASE WHEN $1 IS NULL THEN '' ELSE body END, error = $1 WHERE id = $3")
         .bind(error)
         .bind(super::now())
         .bind(id)

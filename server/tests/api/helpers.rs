@@ -59,9 +59,15 @@ pub async fn fresh_database_url(dir: &std::path::Path) -> Option<String> {
 impl TestApp {
     /// Starts a server with demo data.
     pub async fn spawn() -> TestApp {
+        TestApp::spawn_with(|_| {}).await
+    }
+
+    /// Starts a server with demo data and the test configuration changed by `change`.
+    pub async fn spawn_with(change: impl FnOnce(&mut Config)) -> TestApp {
         let dir = tempdir::TempDir::new();
         let url = fresh_database_url(&dir.0).await;
-        let config = Config::for_tests(dir.0.clone(), url);
+        let mut config = Config::for_tests(dir.0.clone(), url);
+        change(&mut config);
         let state = server::build_state(config).await.expect("state");
         server::seed::seed_demo(&state, DEMO_PASSWORD)
             .await

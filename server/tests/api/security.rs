@@ -159,3 +159,187 @@ async fn a_password_change_ends_the_other_sessions_follows_the_reset_rules_and_i
     }
     assert!(limited, "password changes are rate-limited");
 }
+
+/// Everything the server logs at debug level and above, captured for the whole test process
+/// (other tests' lines land here too; the tests only look for their own secrets).
+fn captured_log() -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
+    use std::sync::{Arc, Mutex, OnceLock};
+    static LOG: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    LOG.get_or_init(|| {
+        struct Sink(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Sink {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buf = Arc::new(Mutex::new(Vec::new()));
+        let w = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter("debug,sqlx=warn,hyper=warn,hyper_util=warn,reqwest=warn,tungstenite=warn,tokio_tungstenite=warn")
+            .with_ansi(false)
+            .with_writer(move || Sink(w.clone()))
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("log capture installed once");
+        buf
+    })
+    .clone()
+}
+
+fn log_contains(log: &std::sync::Arc<std::sync::Mutex<Vec<u8>>>, needle: &str) -> bool {
+    String::from_utf8_lossy(&log.lock().unwrap()).contains(needle)
+}
+
+/// The latest mail to `to`, waited for (mail may be written after the answer).
+async fn mail_to(app: &TestApp, to: &str) -> String {
+    for _ in 0..100 {
+        if let Some(m) = app.last_mail_to(to).await {
+            return m;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no mail to {to}");
+}
+
+#[tokio::test]
+async fn reset_and_invitation_links_stay_out_of_the_log_and_the_admins_outbox() {
+    let log = captured_log();
+    let app = TestApp::spawn().await;
+    let admin = app.login(ADMIN).await;
+    let (_, me) = admin.json("/api/auth/me").await;
+    let r = admin
+        .post(
+            "/api/admin/invitations",
+            json!({"name": "Nora", "last_name": "Nueva", "email": "nora@bank-a.example",
+                   "role": "user", "client_id": me["client"]["id"]}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let invitation = token_after(&mail_to(&app, "nora@bank-a.example").await, "/signup/");
+    let anon = app.client().await;
+    assert_eq!(
+        anon.get(&format!("/api/invitations/{invitation}"))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    anon.get(&format!("/signup/{invitation}")).await;
+    let r = anon
+        .post("/api/auth/forgot-password", json!({"email": USER_A}))
+        .await;
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let reset = token_after(&mail_to(&app, USER_A).await, "token=");
+    anon.get(&format!("/reset-password?token={reset}")).await;
+    assert!(invitation.len() >= 32 && reset.len() >= 32);
+
+    // An admin sees that the mails were sent, never the links' tokens.
+    let (st, outbox) = admin.json("/api/admin/outbox").await;
+    assert_eq!(st, StatusCode::OK);
+    let text = outbox.to_string();
+    assert!(text.contains("nora@bank-a.example") && text.contains(USER_A));
+    assert!(text.contains("/signup/") && text.contains("reset-password?token="));
+    assert!(
+        log_contains(&log, "/api/invitations/{token}") && log_contains(&log, "mail queued"),
+        "requests and mails are logged, without their secrets"
+    );
+    for secret in [&invitation, &reset] {
+        assert!(
+            !text.contains(secret.as_str()),
+            "token in the admin outbox: {text}"
+        );
+        assert!(!log_contains(&log, secret), "token in the log");
+    }
+    // The links still work for their owners.
+    let r = anon
+        .post(
+            "/api/auth/reset-password",
+            json!({"token": reset, "password": "Fresh-Pass-9"}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+}
+
+/// A minimal SMTP server that accepts every message and hands each one's data over.
+async fn fake_smtp() -> (u16, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let (r, mut w) = stream.into_split();
+                let mut lines = BufReader::new(r).lines();
+                let _ = w.write_all(b"220 fake ESMTP\r\n").await;
+                let mut data: Option<String> = None;
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if let Some(d) = data.as_mut() {
+                        if line == "." {
+                            let _ = tx.send(data.take().unwrap());
+                            let _ = w.write_all(b"250 queued\r\n").await;
+                        } else {
+                            d.push_str(&line);
+                            d.push('\n');
+                        }
+                        continue;
+                    }
+                    let verb = line.get(..4).unwrap_or("").to_ascii_uppercase();
+                    let reply: &[u8] = match verb.as_str() {
+                        "EHLO" | "HELO" => b"250 fake\r\n",
+                        "DATA" => {
+                            data = Some(String::new());
+                            b"354 go on\r\n"
+                        }
+                        "QUIT" => {
+                            let _ = w.write_all(b"221 bye\r\n").await;
+                            break;
+                        }
+                        _ => b"250 ok\r\n",
+                    };
+                    let _ = w.write_all(reply).await;
+                }
+            });
+        }
+    });
+    (port, rx)
+}
+
+#[tokio::test]
+async fn a_delivered_mail_keeps_no_body_in_the_outbox() {
+    let (port, mut delivered) = fake_smtp().await;
+    let app = TestApp::spawn_with(|c| c.smtp_url = Some(format!("smtp://127.0.0.1:{port}"))).await;
+    let anon = app.client().await;
+    let r = anon
+        .post("/api/auth/forgot-password", json!({"email": USER_A}))
+        .await;
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let sent = tokio::time::timeout(Duration::from_secs(10), delivered.recv())
+        .await
+        .expect("mail delivered by SMTP")
+        .unwrap();
+    assert!(sent.contains("reset-password?token="), "{sent}");
+    let mut row = None;
+    for _ in 0..100 {
+        let r: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT body, sent_at FROM outbox WHERE to_addr = $1 AND sent_at IS NOT NULL",
+        )
+        .bind(USER_A)
+        .fetch_optional(&app.state.db.pool)
+        .await
+        .unwrap();
+        if r.is_some() {
+            row = r;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (stored, _) = row.expect("the outbox row is marked sent");
+    assert!(
+        !stored.contains("token="),
+        "a delivered mail's body is gone from the outbox: {stored}"
+    );
+}

@@ -1,6 +1,6 @@
 // Starts the real `capopt` server on a free port with a fresh data directory and demo data,
 // serving the built web app, and stops it at the end.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
@@ -106,4 +106,18 @@ export async function startServer() {
       await rm(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * The latest mail to `email`, read from the outbox table of the server's SQLite database (the
+ * operator's view: admins see the links' tokens masked). Waits up to 5 s for it.
+ */
+export async function lastMailTo(server, email) {
+  const sql = `SELECT body FROM outbox WHERE to_addr = '${email.replaceAll("'", "''")}' ORDER BY created_at DESC LIMIT 1`
+  for (let i = 0; i < 50; i++) {
+    const body = execFileSync('sqlite3', [server.databasePath, sql], { encoding: 'utf8' })
+    if (body.trim()) return { body }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`no mail to ${email} in the outbox`)
 }

@@ -17,7 +17,7 @@ to: string,
  */
 subject: string, 
 /**
- * Plain-text body.
+ * Plain-text body (empty once delivered by SMTP; tokens masked for admins).
  */
 body: string, 
 /**
