@@ -7,7 +7,7 @@ import { Card } from '@/components/ui/card'
 import { cn } from '@/lib/cn'
 import { formatBps, formatCount, formatEur, formatPercent } from '@/lib/format'
 
-import { useDashboardMetrics, type DashboardMetrics } from '../api/get-dashboard-metrics'
+import { useDashboardMetrics, type DashboardMetrics } from '../api'
 
 export function AdminDashboard() {
   const metrics = useDashboardMetrics()

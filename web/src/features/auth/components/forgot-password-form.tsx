@@ -11,7 +11,7 @@ import { Spinner } from '@/components/ui/spinner'
 import { errorMessage } from '@/lib/api-client'
 import { toast } from '@/lib/toast'
 
-import { requestPasswordReset } from '../api/forgot-password'
+import { requestPasswordReset } from '../api'
 import { forgotPasswordSchema, type ForgotPasswordValues } from '../utils/schemas'
 
 export function ForgotPasswordForm() {

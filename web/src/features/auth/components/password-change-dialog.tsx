@@ -11,7 +11,7 @@ import { useAuthStore } from '@/lib/auth-store'
 import { getMe } from '@/lib/session-api'
 import { toast } from '@/lib/toast'
 
-import { changePassword } from '../api/first-login'
+import { changePassword } from '../api'
 import { changePasswordSchema, type ChangePasswordValues } from '../utils/schemas'
 import { PasswordInput } from './password-input'
 

@@ -12,7 +12,7 @@ import { paths } from '@/config/paths'
 import { ApiError, errorMessage } from '@/lib/api-client'
 import { toast } from '@/lib/toast'
 
-import { resetPassword } from '../api/reset-password'
+import { resetPassword } from '../api'
 import { resetPasswordSchema, type ResetPasswordValues } from '../utils/schemas'
 import { PasswordInput } from './password-input'
 

@@ -14,7 +14,7 @@ import { ApiError } from '@/lib/api-client'
 import { roleLabel } from '@/lib/roles'
 import { toast } from '@/lib/toast'
 
-import { acceptInvitation, getInvitation, invitationQueryKey } from '../api/invitations'
+import { acceptInvitation, authKeys, getInvitation } from '../api'
 import { signupSchema, type SignupValues } from '../utils/schemas'
 import { PasswordInput } from './password-input'
 
@@ -27,7 +27,7 @@ const UNEXPECTED = 'An unexpected error occurred. Please try again.'
 /** Registration from an invitation link: name and password; email, company and role come from the invitation. */
 export function SignupForm({ token }: { token: string | undefined }) {
   const invitation = useQuery({
-    queryKey: invitationQueryKey(token ?? ''),
+    queryKey: authKeys.invitation(token ?? ''),
     queryFn: () => getInvitation(token ?? ''),
     enabled: Boolean(token),
     retry: false,

@@ -6,7 +6,7 @@ import { Spinner } from '@/components/ui/spinner'
 import { useAuthStore } from '@/lib/auth-store'
 import { toast } from '@/lib/toast'
 
-import { acceptTerms } from '../api/first-login'
+import { acceptTerms } from '../api'
 
 const clauses = [
   {

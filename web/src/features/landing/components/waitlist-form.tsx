@@ -8,7 +8,7 @@ import { Spinner } from '@/components/ui/spinner'
 import { cn } from '@/lib/cn'
 import { toast } from '@/lib/toast'
 
-import { joinWaitlist, type WaitlistSource } from '../api/join-waitlist'
+import { joinWaitlist, type WaitlistSource } from '../api'
 
 export const INVALID_EMAIL_MESSAGE = 'Please enter a valid email address'
 export const WAITLIST_FAILED_MESSAGE = 'Failed to join waitlist. Please try again later.'

@@ -3,7 +3,10 @@ import { useQuery } from '@tanstack/react-query'
 
 import { api } from '@/lib/api-client'
 
-export const dashboardMetricsQueryKey = ['admin', 'dashboard', 'metrics'] as const
+/** Query keys of the admin dashboard (admin-wide figures: no client). */
+export const dashboardKeys = {
+  metrics: () => ['admin', 'dashboard', 'metrics'] as const,
+}
 
 /** The four headline figures, as plain numbers (64-bit counts arrive as JSON numbers). */
 export type DashboardMetrics = { [K in keyof AdminDashboardMetrics]: number }
@@ -22,5 +25,5 @@ export async function getDashboardMetrics(): Promise<DashboardMetrics> {
 }
 
 export function useDashboardMetrics() {
-  return useQuery({ queryKey: dashboardMetricsQueryKey, queryFn: getDashboardMetrics })
+  return useQuery({ queryKey: dashboardKeys.metrics(), queryFn: getDashboardMetrics })
 }
