@@ -104,8 +104,14 @@ fn run_stage(stage: &str, input: &Path, out_dir: &Path) -> Result<(), String> {
         "end-to-end" => {
             let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("csv");
             let out = out_dir.join(format!("optimized_bench.{ext}"));
-            let r = analyze(Input::Path(input), &engine, &opts, OutputTarget::File(&out))
-                .map_err(|e| e.to_string())?;
+            let r = analysis::cli::analyze_to_file(
+                Input::Path(input),
+                &engine,
+                &opts,
+                &out,
+                analysis::pipeline::RunControl::default(),
+            )
+            .map_err(|e| e.to_string())?;
             out_bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
             r.summary.rows
         }

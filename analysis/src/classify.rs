@@ -695,7 +695,8 @@ impl AccuracyRow {
 /// `generation` and classified against `classification`: pass the same data for the case where the
 /// reference lists hold the file's counterparties, or lists without them (see
 /// [`without_client_lists`]) for counterparties the lists do not know. This is how the figures in
-/// the crate README are produced.
+/// the crate README are produced. Needs the generator: only with the `cli` feature.
+#[cfg(feature = "cli")]
 pub fn evaluate_generated(
     generation: &RefData,
     classification: &RefData,
@@ -838,7 +839,7 @@ pub fn without_client_lists(refdata: &RefData) -> crate::error::Result<RefData> 
     )
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod accuracy {
     use super::*;
 

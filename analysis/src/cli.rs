@@ -1,6 +1,11 @@
 //! Command-line front ends: `analyze` (a file in, the processed file and a summary out) and
 //! `generate-exposures` (realistic synthetic test files). The `capopt` server binary embeds
 //! [`AnalyzeArgs`] and [`GenerateArgs`] as subcommands; `analysis-cli` runs them standalone.
+//! Only with the `cli` feature.
+//!
+//! This is the part of the crate that writes files: [`analyze_to_file`] writes the processed
+//! file to a temporary name beside the target and renames it on success (a failed or cancelled
+//! run leaves nothing), `--summary` writes the summary, `generate-exposures` writes a file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,7 +19,8 @@ use crate::mapping::ColumnMapping;
 use crate::model::Lever;
 use crate::output::OutputKind;
 use crate::pipeline::{
-    AnalysisReport, AnalyzeOptions, BankFigures, LeverChoice, OutputTarget, analyze,
+    AnalysisReport, AnalyzeOptions, BankFigures, LeverChoice, OutputTarget, RunControl,
+    analyze_with,
 };
 use crate::refdata::RefData;
 use crate::rules::RuleSet;
@@ -170,11 +176,12 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
         threads: args.threads.unwrap_or(0),
         ..AnalyzeOptions::default()
     };
-    let report = analyze(
+    let report = analyze_to_file(
         Input::Path(&args.input),
         &engine,
         &opts,
-        OutputTarget::File(&args.output),
+        &args.output,
+        RunControl::default(),
     )?;
     if let Some(p) = &args.summary {
         let written = serde_json::to_string_pretty(&report.summary)
@@ -186,11 +193,87 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
             });
         if let Err(e) = written {
             // A run without its summary failed: leave no processed file either.
-            if !crate::pipeline::is_special_file(&args.output) {
+            if !is_special_file(&args.output) {
                 let _ = std::fs::remove_file(&args.output);
             }
             return Err(e);
         }
+    }
+    Ok(report)
+}
+
+/// Whether `p` exists and is something other than a regular file or a directory (a device, a
+/// FIFO, a socket): such a target is written in place and never removed or replaced.
+pub fn is_special_file(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Removes a temporary output file unless disarmed.
+struct TempGuard(Option<PathBuf>);
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Runs [`analyze_with`] into the file `path`: the output goes to a temporary file beside it
+/// (`.<name>.<pid>.partial`), renamed over `path` only when the whole run succeeded, so a failed
+/// or cancelled run leaves no file. The output format is `opts.output_kind`, else the target's
+/// extension (`.csv`, `.xlsx`), else the input's kind. An existing target that is not a regular
+/// file (`/dev/null`, a FIFO) is written in place.
+pub fn analyze_to_file(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    path: &Path,
+    control: RunControl<'_>,
+) -> Result<AnalysisReport> {
+    // A folder that does not exist is said at once, before any of the input is read.
+    let parent = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if parent.is_some_and(|d| !d.is_dir()) {
+        return Err(Error::Output(format!(
+            "cannot write {}: the folder {} does not exist",
+            path.display(),
+            parent.map(|d| d.display().to_string()).unwrap_or_default()
+        )));
+    }
+    let mut opts = opts.clone();
+    if opts.output_kind.is_none() {
+        opts.output_kind = OutputKind::from_name(&path.to_string_lossy());
+    }
+    let special = is_special_file(path);
+    // Through a symbolic link the file it points at is replaced, not the link.
+    let target = if special {
+        path.to_path_buf()
+    } else {
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    };
+    let temp = if special {
+        target.clone()
+    } else {
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        target.with_file_name(format!(".{name}.{}.partial", std::process::id()))
+    };
+    let mut guard = TempGuard((!special).then(|| temp.clone()));
+    let mut file = std::fs::File::create(&temp)
+        .map_err(|e| Error::Output(format!("cannot create {}: {e}", temp.display())))?;
+    let report = analyze_with(
+        input,
+        engine,
+        &opts,
+        OutputTarget::Writer(&mut file),
+        control,
+    )?;
+    drop(file);
+    if !special {
+        std::fs::rename(&temp, &target).map_err(|e| Error::Output(e.to_string()))?;
+        guard.0 = None;
     }
     Ok(report)
 }

@@ -61,6 +61,11 @@ pub enum Error {
     #[error(transparent)]
     Mapping(#[from] crate::mapping::MappingError),
 
+    /// The caller cancelled the run (its [`crate::pipeline::RunControl::cancel`] flag was set).
+    /// Nothing was produced: a buffer is empty, output written to a writer is incomplete.
+    #[error("The analysis was cancelled")]
+    Cancelled,
+
     /// The processed file could not be written.
     #[error("Failed to write the processed file: {0}")]
     Output(String),

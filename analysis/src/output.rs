@@ -235,7 +235,9 @@ pub fn is_plain_number(cell: &[u8]) -> bool {
 }
 
 /// Converts CSV bytes into an XLSX workbook at `path` (one sheet, plain numbers written as
-/// numbers, text neutralised against formula injection). Returns the data rows written.
+/// numbers, text neutralised against formula injection). Returns the data rows written. Writes a
+/// file: only with the `cli` feature.
+#[cfg(feature = "cli")]
 pub fn csv_to_xlsx(csv: &[u8], path: &std::path::Path) -> crate::error::Result<u64> {
     use crate::error::Error;
     use crate::ingest::{Input, Limits, RowChunk, RowSink, SourceInfo, read_rows};

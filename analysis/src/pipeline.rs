@@ -10,17 +10,29 @@
 //!
 //! CSV is streamed and never loaded whole; chunks and output buffers are recycled, so the hot
 //! path allocates nothing per row once warm. Memory is bounded by the number of chunks in
-//! flight (bounded channels), not by the file size. The output is written to a temporary file
-//! next to the target and renamed on success, so a failed run leaves nothing behind.
+//! flight (bounded channels), not by the file size.
+//!
+//! A run reads an [`Input`] (bytes, a reader, or a file opened for reading) and writes the
+//! processed file to an [`OutputTarget`] (a writer, a buffer, or nowhere). It creates, renames
+//! and deletes no file of its own: a caller that writes to a file writes to a temporary name and
+//! renames it on success (the `cli` feature's `analyze_to_file` does). On failure, including
+//! cancellation, what was written to a writer is incomplete and must be discarded; a
+//! [`OutputTarget::Buffer`] is emptied.
+//!
+//! [`analyze_with`] takes a [`RunControl`]: a progress callback (called at most once per
+//! [`RunControl::progress_interval`], 100 ms by default) and a cancellation flag, checked between
+//! chunks, that ends the run with [`Error::Cancelled`]. Each run starts its own threads,
+//! [`AnalyzeOptions::threads`] workers plus one writer beside the calling thread (which reads),
+//! so several runs share the cores by giving each a cap.
 
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
@@ -92,7 +104,9 @@ pub struct AnalyzeOptions {
     pub limits: Limits,
     /// The bank's figures, for basis points.
     pub bank: Option<BankFigures>,
-    /// Worker threads (0: one per core).
+    /// Worker threads of this run (0: one per core). The run also uses the calling thread (it
+    /// reads) and one writer thread; give each of several concurrent runs a cap so they share
+    /// the cores.
     pub threads: usize,
     /// Rows per chunk.
     pub chunk_rows: usize,
@@ -114,14 +128,166 @@ impl Default for AnalyzeOptions {
 }
 
 /// Where the processed file goes.
-#[derive(Debug)]
 pub enum OutputTarget<'a> {
-    /// A file (written to a temporary name beside it, renamed on success).
-    File(&'a Path),
-    /// Memory.
+    /// A writer, written from the run's writer thread. CSV is streamed to it; an XLSX workbook
+    /// is assembled (its sheet in a temporary file of the system's temporary folder, as
+    /// `rust_xlsxwriter`'s constant-memory mode does) and written to it at the end. On failure
+    /// what was written is incomplete: discard it.
+    Writer(&'a mut (dyn std::io::Write + Send)),
+    /// Memory; emptied when the run fails.
     Buffer(&'a mut Vec<u8>),
     /// Nowhere: the rows are analysed, nothing is formatted or written (for measurements).
     Discard,
+}
+
+impl std::fmt::Debug for OutputTarget<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OutputTarget::Writer(_) => "Writer",
+            OutputTarget::Buffer(_) => "Buffer",
+            OutputTarget::Discard => "Discard",
+        })
+    }
+}
+
+/// The stage a run is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Opening the file and reading its header and first chunk.
+    Reading,
+    /// Choosing the lever from the headers and first rows (only when the lever is `Auto`).
+    Classifying,
+    /// Mapping and validating the columns, detecting number and risk-weight notations.
+    Mapping,
+    /// Reading, evaluating and writing the rows (streamed together).
+    Evaluating,
+    /// Every row is evaluated: finishing the processed file (flushing CSV, compressing XLSX).
+    Writing,
+}
+
+impl Stage {
+    fn from_u8(v: u8) -> Stage {
+        match v {
+            0 => Stage::Reading,
+            1 => Stage::Classifying,
+            2 => Stage::Mapping,
+            3 => Stage::Evaluating,
+            _ => Stage::Writing,
+        }
+    }
+}
+
+/// A progress report of a running analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// The stage.
+    pub stage: Stage,
+    /// Data rows read from the file so far.
+    pub rows_read: u64,
+    /// Rows evaluated and handed to the output, in file order.
+    pub rows_done: u64,
+    /// Of the rows done, those matched.
+    pub rows_matched: u64,
+}
+
+/// How a caller watches and stops a run.
+#[derive(Clone, Copy)]
+pub struct RunControl<'a> {
+    /// Called with the run's progress, never more often than `progress_interval` and never
+    /// from two threads at once (the reader and the writer thread both report). Stages shorter
+    /// than the interval may not be seen; the final figures are in the report.
+    pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// Smallest time between two progress calls (100 ms by default).
+    pub progress_interval: Duration,
+    /// When set, the run stops at the next chunk boundary (about 8,000 rows or 1 MB) and
+    /// returns [`Error::Cancelled`]; nothing is written to a buffer, and what went to a writer
+    /// is incomplete.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl Default for RunControl<'_> {
+    fn default() -> Self {
+        RunControl {
+            progress: None,
+            progress_interval: Duration::from_millis(100),
+            cancel: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for RunControl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunControl")
+            .field("progress", &self.progress.is_some())
+            .field("progress_interval", &self.progress_interval)
+            .field("cancel", &self.cancel)
+            .finish()
+    }
+}
+
+/// The shared progress state of a run and the throttle of its callback.
+struct Reporter<'a> {
+    control: RunControl<'a>,
+    last: Mutex<Option<Instant>>,
+    stage: AtomicU8,
+    rows_read: AtomicU64,
+    rows_done: AtomicU64,
+    rows_matched: AtomicU64,
+}
+
+impl<'a> Reporter<'a> {
+    fn new(control: RunControl<'a>) -> Self {
+        Reporter {
+            control,
+            last: Mutex::new(None),
+            stage: AtomicU8::new(Stage::Reading as u8),
+            rows_read: AtomicU64::new(0),
+            rows_done: AtomicU64::new(0),
+            rows_matched: AtomicU64::new(0),
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.control
+            .cancel
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.cancelled() {
+            Err(Error::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn stage(&self, s: Stage) {
+        self.stage.store(s as u8, Ordering::Relaxed);
+        self.tick();
+    }
+
+    /// Calls the callback when the interval has passed since the last call.
+    fn tick(&self) {
+        let Some(cb) = self.control.progress else {
+            return;
+        };
+        let Ok(mut last) = self.last.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        if last.is_some_and(|l| now.duration_since(l) < self.control.progress_interval) {
+            return;
+        }
+        cb(&Progress {
+            stage: Stage::from_u8(self.stage.load(Ordering::Relaxed)),
+            rows_read: self.rows_read.load(Ordering::Relaxed),
+            rows_done: self.rows_done.load(Ordering::Relaxed),
+            rows_matched: self.rows_matched.load(Ordering::Relaxed),
+        });
+        // Measured after the call, so a slow callback never gets called back to back.
+        *last = Some(Instant::now());
+    }
 }
 
 /// The risk-weight notation of a file.
@@ -457,6 +623,9 @@ struct WorkOut {
     csv: Vec<u8>,
     results: Vec<RowResult>,
     arena: String,
+    /// The chunk's totals, merged by the writer in file order: the sums do not depend on how
+    /// many workers there are or which worker took which chunk.
+    totals: Totals,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -497,7 +666,22 @@ struct Totals {
 }
 
 impl Totals {
-    fn merge(&mut self, o: Totals) {
+    /// Empties the totals, keeping the maps' capacity.
+    fn reset(&mut self) {
+        self.rows = 0;
+        self.matched = 0;
+        self.not_matched = 0;
+        self.errors = 0;
+        self.exposure = 0.0;
+        self.rwa_before = 0.0;
+        self.rwa_after = 0.0;
+        self.saving = 0.0;
+        self.by_rule.clear();
+        self.by_class.clear();
+        self.flags.clear();
+    }
+
+    fn merge(&mut self, o: &Totals) {
         self.rows += o.rows;
         self.matched += o.matched;
         self.not_matched += o.not_matched;
@@ -506,20 +690,27 @@ impl Totals {
         self.rwa_before += o.rwa_before;
         self.rwa_after += o.rwa_after;
         self.saving += o.saving;
-        for (k, v) in o.by_rule {
-            self.by_rule.entry(k).or_default().merge(&v);
+        for (k, v) in &o.by_rule {
+            match self.by_rule.get_mut(k) {
+                Some(a) => a.merge(v),
+                None => {
+                    self.by_rule.insert(k.clone(), v.clone());
+                }
+            }
         }
-        for (k, v) in o.by_class {
-            if self.by_class.len() >= MAX_ASSET_CLASSES && !self.by_class.contains_key(&k) {
+        for (k, v) in &o.by_class {
+            if let Some(a) = self.by_class.get_mut(k) {
+                a.merge(v);
+            } else if self.by_class.len() >= MAX_ASSET_CLASSES {
                 self.by_class
                     .entry("(other)".to_string())
                     .or_default()
-                    .merge(&v);
+                    .merge(v);
             } else {
-                self.by_class.entry(k).or_default().merge(&v);
+                self.by_class.insert(k.clone(), v.clone());
             }
         }
-        for (k, v) in o.flags {
+        for (k, v) in &o.flags {
             *self.flags.entry(k).or_default() += v;
         }
     }
@@ -601,12 +792,13 @@ fn process_chunk(
     engine: &Engine,
     chunk: &RowChunk,
     out: &mut WorkOut,
-    t: &mut Totals,
     s: &mut Scratch,
 ) {
     out.csv.clear();
     out.results.clear();
     out.arena.clear();
+    out.totals.reset();
+    let t = &mut out.totals;
     let sep = plan.csv.decimal.separator();
     let delim = plan.csv.delimiter;
     let rw_dec = plan.rw_decimals();
@@ -727,14 +919,14 @@ type Recycled = (RowChunk, WorkOut, Option<Vec<u8>>);
 
 /// Where the writer puts bytes.
 enum Sink<'a> {
-    CsvFile(std::io::BufWriter<std::fs::File>),
+    CsvWriter(std::io::BufWriter<&'a mut (dyn std::io::Write + Send)>),
     CsvBuffer(&'a mut Vec<u8>),
     Xlsx(Box<XlsxOut>, XlsxDest<'a>),
     Discard,
 }
 
 enum XlsxDest<'a> {
-    File(PathBuf),
+    Writer(&'a mut (dyn std::io::Write + Send)),
     Buffer(&'a mut Vec<u8>),
 }
 
@@ -847,7 +1039,7 @@ impl XlsxOut {
 impl Sink<'_> {
     fn write(&mut self, plan: &Plan, chunk: &RowChunk, out: &WorkOut) -> Result<()> {
         match self {
-            Sink::CsvFile(w) => w
+            Sink::CsvWriter(w) => w
                 .write_all(&out.csv)
                 .map_err(|e| Error::Output(e.to_string())),
             Sink::CsvBuffer(b) => {
@@ -861,10 +1053,15 @@ impl Sink<'_> {
 
     fn finish(self) -> Result<()> {
         match self {
-            Sink::CsvFile(mut w) => w.flush().map_err(|e| Error::Output(e.to_string())),
+            Sink::CsvWriter(mut w) => w.flush().map_err(|e| Error::Output(e.to_string())),
             Sink::CsvBuffer(_) | Sink::Discard => Ok(()),
             Sink::Xlsx(mut x, dest) => match dest {
-                XlsxDest::File(p) => x.workbook.save(&p).map_err(xerr),
+                XlsxDest::Writer(w) => {
+                    let bytes = x.workbook.save_to_buffer().map_err(xerr)?;
+                    w.write_all(&bytes)
+                        .and_then(|()| w.flush())
+                        .map_err(|e| Error::Output(e.to_string()))
+                }
                 XlsxDest::Buffer(b) => {
                     *b = x.workbook.save_to_buffer().map_err(xerr)?;
                     Ok(())
@@ -874,28 +1071,11 @@ impl Sink<'_> {
     }
 }
 
-/// Whether `p` exists and is something other than a regular file or a directory (a device, a
-/// FIFO, a socket): such a target is written in place and never removed or replaced.
-pub fn is_special_file(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
-}
-
-/// Removes a temporary output file unless disarmed.
-struct TempGuard(Option<PathBuf>);
-
-impl Drop for TempGuard {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
-
 /// The reader side: builds the plan from the first chunk, then feeds the workers.
 struct Feeder<'e, 'o> {
     engine: &'e Engine,
     opts: &'o AnalyzeOptions,
-    output_kind_default: Option<OutputKind>,
+    reporter: &'o Reporter<'o>,
     format_output: bool,
     info: Option<SourceInfo>,
     plan: Option<Arc<Plan>>,
@@ -931,6 +1111,7 @@ impl Feeder<'_, '_> {
         let (lever, classification) = match self.opts.lever {
             LeverChoice::Fixed(l) => (l, None),
             LeverChoice::Auto => {
+                self.reporter.stage(Stage::Classifying);
                 let (l, confidence, reason) = classify_lever(&headers, chunk, self.engine)?;
                 if confidence < CLASSIFICATION_THRESHOLD {
                     warnings.push(format!(
@@ -942,6 +1123,7 @@ impl Feeder<'_, '_> {
                 (l, Some(ClassificationInfo { confidence, reason }))
             }
         };
+        self.reporter.stage(Stage::Mapping);
         let (mapping, mapping_auto) = match &self.opts.mapping {
             Some(m) => {
                 let s = sanitize(m, &headers)?;
@@ -1060,7 +1242,6 @@ impl Feeder<'_, '_> {
         let output_kind = self
             .opts
             .output_kind
-            .or(self.output_kind_default)
             .unwrap_or(if info.kind.is_spreadsheet() {
                 OutputKind::Xlsx
             } else {
@@ -1132,6 +1313,7 @@ impl RowSink<Error> for Feeder<'_, '_> {
     }
 
     fn chunk(&mut self, chunk: RowChunk) -> Result<Option<RowChunk>> {
+        self.reporter.check()?;
         if self.plan.is_none() {
             let plan = Arc::new(self.build_plan(&chunk)?);
             if let Some(tx) = self.plan_tx.take() {
@@ -1139,9 +1321,14 @@ impl RowSink<Error> for Feeder<'_, '_> {
                 let _ = tx.send(plan.clone());
             }
             self.plan = Some(plan);
+            self.reporter.stage(Stage::Evaluating);
         }
         let plan = self.plan.clone().ok_or(crate::ingest::IngestError::Empty)?;
         self.rows += chunk.len() as u64;
+        self.reporter
+            .rows_read
+            .fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        self.reporter.tick();
         if plan.output_kind == OutputKind::Xlsx && plan.format_output && self.rows > XLSX_MAX_ROWS {
             return Err(too_many_for_xlsx());
         }
@@ -1170,6 +1357,8 @@ impl RowSink<Error> for Feeder<'_, '_> {
     }
 
     fn block(&mut self, block: CsvBlock) -> Result<Option<Vec<u8>>> {
+        self.reporter.check()?;
+        self.reporter.tick();
         let Some(plan) = self.plan.clone() else {
             return Err(crate::ingest::IngestError::Empty.into());
         };
@@ -1243,14 +1432,71 @@ pub fn analysis_type(lever: Lever) -> &'static str {
 }
 
 /// Analyses a file end to end: reads it, maps its columns, evaluates every row with `engine`,
-/// writes the processed file to `output` and returns the summary.
+/// writes the processed file to `output` and returns the summary. [`analyze_with`] without
+/// progress or cancellation.
 pub fn analyze(
     input: Input<'_>,
     engine: &Engine,
     opts: &AnalyzeOptions,
     output: OutputTarget<'_>,
 ) -> Result<AnalysisReport> {
+    analyze_with(input, engine, opts, output, RunControl::default())
+}
+
+/// Analyses a file end to end, reporting progress to and checking cancellation from `control`.
+/// On any error (cancellation included: [`Error::Cancelled`]) a [`OutputTarget::Buffer`] is left
+/// empty and what was written to a [`OutputTarget::Writer`] is incomplete.
+pub fn analyze_with(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    output: OutputTarget<'_>,
+    control: RunControl<'_>,
+) -> Result<AnalysisReport> {
+    let mut buffer_target: Option<&mut Vec<u8>> = None;
+    let mut writer_target: Option<&mut (dyn std::io::Write + Send)> = None;
+    let format_output = match output {
+        OutputTarget::Buffer(b) => {
+            b.clear();
+            buffer_target = Some(b);
+            true
+        }
+        OutputTarget::Writer(w) => {
+            writer_target = Some(w);
+            true
+        }
+        OutputTarget::Discard => false,
+    };
+    let reporter = Reporter::new(control);
+    let r = run(
+        input,
+        engine,
+        opts,
+        format_output,
+        buffer_target.as_deref_mut(),
+        writer_target,
+        &reporter,
+    );
+    if r.is_err()
+        && let Some(b) = buffer_target
+    {
+        b.clear();
+    }
+    r
+}
+
+fn run(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    format_output: bool,
+    buffer_target: Option<&mut Vec<u8>>,
+    writer_target: Option<&mut (dyn std::io::Write + Send)>,
+    reporter: &Reporter<'_>,
+) -> Result<AnalysisReport> {
     let started = Instant::now();
+    reporter.check()?;
+    reporter.tick();
     if let Some(b) = opts.bank {
         // Refuse meaningless figures before any work.
         crate::savings::bps_linear_factor(&b.to_savings())?;
@@ -1263,41 +1509,6 @@ pub fn analyze(
     }
     .clamp(1, 64);
     let chunk_rows = opts.chunk_rows.clamp(64, 1 << 20);
-    let format_output = !matches!(output, OutputTarget::Discard);
-    let output_kind_default = match &output {
-        OutputTarget::File(p) => OutputKind::from_name(&p.to_string_lossy()),
-        _ => None,
-    };
-
-    // Temporary output beside the target, renamed over it on success. An existing target that is
-    // not a regular file (`/dev/null`, a FIFO) is written in place: renaming over it would replace
-    // the device with a plain file.
-    // A folder that does not exist is said at once, before any of the input is read.
-    if let OutputTarget::File(p) = &output {
-        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-        if parent.is_some_and(|d| !d.is_dir()) {
-            return Err(Error::Output(format!(
-                "cannot write {}: the folder {} does not exist",
-                p.display(),
-                parent.map(|d| d.display().to_string()).unwrap_or_default()
-            )));
-        }
-    }
-    let (temp, final_path) = match &output {
-        OutputTarget::File(p) if is_special_file(p) => (Some(p.to_path_buf()), None),
-        OutputTarget::File(p) => {
-            // Through a symbolic link the file it points at is replaced, not the link.
-            let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let tmp = p.with_file_name(format!(".{name}.{}.partial", std::process::id()));
-            (Some(tmp), Some(p))
-        }
-        _ => (None, None),
-    };
-    let mut guard = TempGuard(final_path.as_ref().and(temp.clone()));
 
     let (plan_tx, plan_rx) = mpsc::sync_channel::<Arc<Plan>>(1);
     // Bounded channels keep at most about 3 x threads + 2 chunks in flight.
@@ -1306,14 +1517,8 @@ pub fn analyze(
     let (recycle_tx, recycle_rx) = mpsc::channel::<Recycled>();
     let limits = &opts.limits;
     let job_rx = Mutex::new(job_rx);
-
-    let mut buffer_target: Option<&mut Vec<u8>> = match output {
-        OutputTarget::Buffer(b) => {
-            b.clear();
-            Some(b)
-        }
-        _ => None,
-    };
+    // Set when reading failed: the writer then stops without finishing the output.
+    let aborted = AtomicBool::new(false);
 
     let outcome = std::thread::scope(
         |scope| -> Result<(Totals, Arc<Plan>, crate::ingest::ReadStats)> {
@@ -1323,14 +1528,14 @@ pub fn analyze(
                 let job_rx = &job_rx;
                 let done_tx = done_tx.clone();
                 workers.push(scope.spawn(move || {
-                    let mut totals = Totals::default();
                     let mut scratch = Scratch::default();
                     let mut writer_gone = false;
                     loop {
                         let next = job_rx.lock().map(|rx| rx.recv());
                         let Ok(Ok((plan, mut job))) = next else { break };
-                        if writer_gone {
-                            // The writer failed: drain the queue so the reader never blocks.
+                        if writer_gone || reporter.cancelled() {
+                            // The writer failed or the run is cancelled: drain the queue so the
+                            // reader never blocks.
                             continue;
                         }
                         if let Some(block) = &job.raw {
@@ -1338,48 +1543,40 @@ pub fn analyze(
                             if let Err(e) = block.parse_into(&mut job.chunk) {
                                 job.error = Some(e);
                             }
+                            reporter
+                                .rows_read
+                                .fetch_add(job.chunk.len() as u64, Ordering::Relaxed);
                         }
                         if job.error.is_none() {
                             job.chunk.seal();
-                            process_chunk(
-                                &plan,
-                                engine,
-                                &job.chunk,
-                                &mut job.out,
-                                &mut totals,
-                                &mut scratch,
-                            );
+                            process_chunk(&plan, engine, &job.chunk, &mut job.out, &mut scratch);
                         }
                         if done_tx.send(job).is_err() {
                             writer_gone = true;
                         }
                     }
-                    totals
                 }));
             }
             drop(done_tx);
 
             // Writer.
-            let temp_ref = temp.as_deref();
-            let buffer_ref = buffer_target.take();
-            let writer = scope.spawn(move || -> Result<u64> {
+            let aborted = &aborted;
+            let writer = scope.spawn(move || -> Result<(u64, Totals)> {
+                let mut totals = Totals::default();
                 let Ok(plan) = plan_rx.recv() else {
-                    return Ok(0);
+                    return Ok((0, totals));
                 };
                 let mut sink = if !plan.format_output {
                     Sink::Discard
                 } else {
-                    match (plan.output_kind, temp_ref, buffer_ref) {
-                        (OutputKind::Csv, Some(p), _) => {
-                            let f = std::fs::File::create(p).map_err(|e| {
-                                Error::Output(format!("cannot create {}: {e}", p.display()))
-                            })?;
-                            Sink::CsvFile(std::io::BufWriter::with_capacity(1 << 20, f))
+                    match (plan.output_kind, writer_target, buffer_target) {
+                        (OutputKind::Csv, Some(w), _) => {
+                            Sink::CsvWriter(std::io::BufWriter::with_capacity(1 << 20, w))
                         }
                         (OutputKind::Csv, None, Some(b)) => Sink::CsvBuffer(b),
-                        (OutputKind::Xlsx, Some(p), _) => Sink::Xlsx(
+                        (OutputKind::Xlsx, Some(w), _) => Sink::Xlsx(
                             Box::new(XlsxOut::new(&plan.out_headers)?),
-                            XlsxDest::File(p.to_path_buf()),
+                            XlsxDest::Writer(w),
                         ),
                         (OutputKind::Xlsx, None, Some(b)) => Sink::Xlsx(
                             Box::new(XlsxOut::new(&plan.out_headers)?),
@@ -1410,6 +1607,8 @@ pub fn analyze(
                 let mut next = 0u64;
                 let mut written = 0u64;
                 for job in done_rx.iter() {
+                    // Between chunks: a cancelled run stops here, and nothing more is written.
+                    reporter.check()?;
                     pending.insert(job.seq, job);
                     while let Some(job) = pending.remove(&next) {
                         if let Some(e) = &job.error {
@@ -1429,6 +1628,14 @@ pub fn analyze(
                             return Err(too_many_for_xlsx());
                         }
                         sink.write(&plan, &job.chunk, &job.out)?;
+                        totals.merge(&job.out.totals);
+                        reporter
+                            .rows_done
+                            .fetch_add(job.chunk.len() as u64, Ordering::Relaxed);
+                        reporter
+                            .rows_matched
+                            .fetch_add(job.out.totals.matched, Ordering::Relaxed);
+                        reporter.tick();
                         next += 1;
                         let _ = recycle_tx.send((
                             job.chunk,
@@ -1440,14 +1647,20 @@ pub fn analyze(
                 if !pending.is_empty() {
                     return Err(Error::Output("rows were lost between threads".into()));
                 }
+                reporter.check()?;
+                if aborted.load(Ordering::Relaxed) {
+                    // Reading failed; its error is the run's. Do not finish the output.
+                    return Ok((written, totals));
+                }
+                reporter.stage(Stage::Writing);
                 sink.finish()?;
-                Ok(written)
+                Ok((written, totals))
             });
 
             let mut feeder = Feeder {
                 engine,
                 opts,
-                output_kind_default,
+                reporter,
                 format_output,
                 info: None,
                 plan: None,
@@ -1463,21 +1676,23 @@ pub fn analyze(
                 rows: 0,
             };
             let read = read_rows(input, &opts.limits, chunk_rows, &mut feeder);
+            if read.is_err() {
+                aborted.store(true, Ordering::Relaxed);
+            }
             let plan = feeder.plan.take();
             // Close the pipeline: workers drain, the writer finishes.
             drop(feeder);
-            let mut totals = Totals::default();
             for w in workers {
-                match w.join() {
-                    Ok(t) => totals.merge(t),
-                    Err(_) => return Err(Error::Output("a worker thread failed".into())),
+                if w.join().is_err() {
+                    return Err(Error::Output("a worker thread failed".into()));
                 }
             }
             let written = writer
                 .join()
                 .map_err(|_| Error::Output("the writer thread failed".into()));
             let stats = read?;
-            let written = written??;
+            let (written, totals) = written??;
+            reporter.check()?;
             let plan = plan.ok_or(crate::ingest::IngestError::Empty)?;
             if plan.format_output && written != totals.rows {
                 return Err(Error::Output(format!(
@@ -1489,14 +1704,7 @@ pub fn analyze(
         },
     );
     let (totals, plan, stats) = outcome?;
-    // Everything that can fail comes before the rename (the basis points fail when the saving
-    // reaches the total RWAs): a failed run leaves no output file.
     let summary = summarise(&input_name, engine, opts, &plan, totals, stats.rows)?;
-
-    if let (Some(tmp), Some(dst)) = (&temp, &final_path) {
-        std::fs::rename(tmp, dst).map_err(|e| Error::Output(e.to_string()))?;
-        guard.0 = None;
-    }
     Ok(AnalysisReport {
         summary,
         timings: Timings {

@@ -5,13 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use analysis::cli::{AnalyzeArgs, GenerateArgs, run_analyze, run_generate};
+use analysis::cli::{AnalyzeArgs, GenerateArgs, analyze_to_file, run_analyze, run_generate};
 use analysis::engine::{Engine, EngineContext};
 use analysis::ingest::{Input, Limits};
 use analysis::model::Lever;
 use analysis::output::OutputKind;
 use analysis::pipeline::{
-    AnalysisReport, AnalyzeOptions, LeverChoice, OutputTarget, RwFormat, analyze,
+    AnalysisReport, AnalyzeOptions, LeverChoice, OutputTarget, RunControl, RwFormat, analyze,
 };
 use analysis::refdata::RefData;
 use analysis::rules::RuleSet;
@@ -303,11 +303,12 @@ fn sovereigns_xlsx_in_xlsx_out() {
     sovereign_xlsx(&input);
     let output = tmp("optimized_sovereigns.xlsx");
     let engine = engine_with(RefData::builtin_shared(), "EU-CRR3");
-    let r = analyze(
+    let r = analyze_to_file(
         Input::Path(&input),
         &engine,
         &opts(Lever::Sovereigns),
-        OutputTarget::File(&output),
+        &output,
+        RunControl::default(),
     )
     .unwrap();
     let s = &r.summary;
@@ -457,11 +458,12 @@ fn error_of(name: &str, lever: Lever, limits: Limits) -> String {
         limits,
         ..opts(lever)
     };
-    let e = analyze(
+    let e = analyze_to_file(
         Input::Path(&fixture(name)),
         &engine,
         &o,
-        OutputTarget::File(&output),
+        &output,
+        RunControl::default(),
     )
     .unwrap_err()
     .to_string();
@@ -756,11 +758,12 @@ fn a_failed_run_leaves_no_file_behind() {
                 }),
                 ..opts(lever)
             };
-            let e = analyze(
+            let e = analyze_to_file(
                 Input::Path(&fixture(name)),
                 &engine,
                 &o,
-                OutputTarget::File(&dir.join(out)),
+                &dir.join(out),
+                RunControl::default(),
             )
             .unwrap_err()
             .to_string();

@@ -210,9 +210,8 @@ impl FileKind {
 }
 
 /// Where the file comes from.
-#[derive(Debug, Clone, Copy)]
 pub enum Input<'a> {
-    /// A file on disk; CSV is streamed from it, never loaded whole.
+    /// A file on disk, opened for reading only; CSV is streamed from it, never loaded whole.
     Path(&'a Path),
     /// Bytes already in memory (an upload), with the original file name.
     Bytes {
@@ -221,6 +220,29 @@ pub enum Input<'a> {
         /// The content.
         data: &'a [u8],
     },
+    /// Any reader (an upload stream, an object-store body), with the original file name. CSV
+    /// is streamed from it; a spreadsheet is read into memory first (its readers need the whole
+    /// archive), both held to [`Limits::max_file_bytes`].
+    Reader {
+        /// The original file name (for the extension and the output name).
+        name: &'a str,
+        /// The content.
+        reader: &'a mut dyn std::io::Read,
+    },
+}
+
+impl std::fmt::Debug for Input<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Input::Path(p) => f.debug_tuple("Path").field(p).finish(),
+            Input::Bytes { name, data } => f
+                .debug_struct("Bytes")
+                .field("name", name)
+                .field("len", &data.len())
+                .finish(),
+            Input::Reader { name, .. } => f.debug_struct("Reader").field("name", name).finish(),
+        }
+    }
 }
 
 impl Input<'_> {
@@ -231,8 +253,28 @@ impl Input<'_> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            Input::Bytes { name, .. } => (*name).to_string(),
+            Input::Bytes { name, .. } | Input::Reader { name, .. } => (*name).to_string(),
         }
+    }
+}
+
+/// A reader that fails once more than `limit` bytes came through, and remembers it.
+struct LimitedReader<'r> {
+    inner: &'r mut dyn std::io::Read,
+    read: u64,
+    limit: u64,
+    exceeded: bool,
+}
+
+impl std::io::Read for LimitedReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > self.limit {
+            self.exceeded = true;
+            return Err(std::io::Error::other("the file is over the size limit"));
+        }
+        Ok(n)
     }
 }
 
@@ -323,6 +365,44 @@ where
                 file.seek(std::io::SeekFrom::Start(0))
                     .map_err(|e| IngestError::Io(e.to_string()))?;
                 csv::read_csv(file, limits, chunk_rows, sink)
+            }
+        }
+        Input::Reader { reader, .. } => {
+            let mut limited = LimitedReader {
+                inner: reader,
+                read: 0,
+                limit: limits.max_file_bytes,
+                exceeded: false,
+            };
+            let too_large = |l: &LimitedReader<'_>| IngestError::TooLarge {
+                size: l.read,
+                limit: l.limit,
+            };
+            let mut head = [0u8; 512];
+            let n = match read_up_to(&mut limited, &mut head) {
+                Ok(n) => n,
+                Err(_) if limited.exceeded => return Err(too_large(&limited).into()),
+                Err(e) => return Err(IngestError::Io(e.to_string()).into()),
+            };
+            let kind = FileKind::detect(&name, &head[..n])?;
+            if kind.is_spreadsheet() {
+                let mut data = head[..n].to_vec();
+                if let Err(e) = std::io::Read::read_to_end(&mut limited, &mut data) {
+                    return Err(if limited.exceeded {
+                        too_large(&limited)
+                    } else {
+                        IngestError::Io(e.to_string())
+                    }
+                    .into());
+                }
+                excel::read_spreadsheet(kind, &data, limits, chunk_rows, sink)
+            } else {
+                let stream = std::io::Read::chain(&head[..n], &mut limited);
+                let r = csv::read_csv(stream, limits, chunk_rows, sink);
+                if limited.exceeded {
+                    return Err(too_large(&limited).into());
+                }
+                r
             }
         }
         Input::Bytes { data, .. } => {

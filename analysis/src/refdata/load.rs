@@ -400,6 +400,7 @@ pub(super) fn sovereigns_from_str(text: &str, label: &str) -> Result<Vec<Soverei
 }
 
 /// Writes PSE or RGLA entities in the `pse.csv` / `rgla.csv` layout.
+#[cfg(feature = "cli")]
 pub(super) fn write_public_entities<W: std::io::Write>(
     w: W,
     items: &[PublicEntity],
@@ -468,6 +469,7 @@ pub(super) fn write_public_entities<W: std::io::Write>(
 }
 
 /// Writes institutions in the `institutions.csv` layout.
+#[cfg(feature = "cli")]
 pub(super) fn write_institutions<W: std::io::Write>(w: W, items: &[Institution]) -> Result<()> {
     let mut wr = csv::Writer::from_writer(w);
     wr.write_record(["lei", "legal_name", "country", "entity_cqs"])?;

@@ -10,12 +10,8 @@
 //! their treatment flags are **not** asserted (set to N) and must be confirmed against the EBA
 //! lists before production use.
 
-use std::io::Write;
-use std::path::Path;
-
-use super::{Country, Institution, Lei, Nif, PublicEntity, load};
-use crate::error::Result;
-use crate::generate::SplitMix64;
+use super::{Country, Institution, Lei, Nif, PublicEntity};
+use crate::rng::SplitMix64;
 
 /// Seed of the synthetic PSE set.
 pub const PSE_SEED: u64 = 0x5053_455f_4553_0001;
@@ -286,8 +282,12 @@ pub fn institutions() -> Vec<Institution> {
 
 /// Writes the built-in PSE, RGLA and institution sets as `pse.csv`, `rgla.csv` and
 /// `institutions.csv` into `dir` (created if needed), in the layout [`super::RefData::load_dir`]
-/// reads. Useful to inspect the defaults or to start a client's own lists from them.
-pub fn write_csvs(dir: &Path) -> Result<()> {
+/// reads. Useful to inspect the defaults or to start a client's own lists from them. Writes
+/// files: only with the `cli` feature.
+#[cfg(feature = "cli")]
+pub fn write_csvs(dir: &std::path::Path) -> crate::error::Result<()> {
+    use super::load;
+    use std::io::Write;
     std::fs::create_dir_all(dir)?;
     let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("pse.csv"))?);
     load::write_public_entities(&mut f, &pse_entities(), false)?;
@@ -325,6 +325,7 @@ mod tests {
         assert!(institutions().len() >= 390);
     }
 
+    #[cfg(feature = "cli")]
     #[test]
     fn exported_csvs_load_back() {
         let dir = std::env::temp_dir().join(format!("capopt-synth-{}", std::process::id()));
