@@ -19,6 +19,7 @@
 //!   dropped with an `unsubscribed` frame.
 
 pub mod close;
+pub mod events;
 pub mod redis_bus;
 pub mod topics;
 pub mod ws;
@@ -36,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::AuthUser;
 use crate::state::AppState;
+pub use events::{Event, Reason};
 pub use topics::Topic;
 
 /// Frames a connection may have queued before it counts as a slow consumer and is closed.
@@ -45,44 +47,21 @@ pub const RECHECK_INTERVAL: Duration = Duration::from_secs(15);
 /// Most topics one connection may subscribe to.
 pub const MAX_SUBSCRIPTIONS: usize = 64;
 
-/// One frame sent to a client. Events carry a topic's sequence number; control frames
-/// (`subscribed`, `unsubscribed`, `denied`, `pong`, `resync`, `error`) reuse the same shape.
-#[derive(Debug, Serialize, utoipa::ToSchema, ts_rs::TS)]
-#[ts(export)]
-pub struct EventFrame<T = serde_json::Value> {
-    /// The topic (empty for connection-wide control frames).
-    pub topic: String,
-    /// The topic's sequence number of this event (for `subscribed`: the current one).
-    #[ts(type = "number")]
-    pub seq: i64,
-    /// What happened, e.g. `task.moved`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The event's payload.
-    pub data: T,
-}
-
 /// Serialises a frame once; the bytes are then shared by every subscriber.
-pub fn encode<T: Serialize>(topic: &str, seq: i64, kind: &str, data: &T) -> Utf8Bytes {
+pub fn encode(topic: &str, seq: i64, event: &Event) -> Utf8Bytes {
     #[derive(Serialize)]
-    struct Frame<'a, T> {
+    struct Frame<'a> {
         topic: &'a str,
         seq: i64,
-        #[serde(rename = "type")]
-        kind: &'a str,
-        data: &'a T,
+        #[serde(flatten)]
+        event: &'a Event,
     }
-    match serde_json::to_string(&Frame {
-        topic,
-        seq,
-        kind,
-        data,
-    }) {
+    match serde_json::to_string(&Frame { topic, seq, event }) {
         Ok(s) => Utf8Bytes::from(s),
         Err(e) => {
-            tracing::error!(error = %e, topic, kind, "event payload could not be serialised");
+            tracing::error!(error = %e, topic, kind = event.name(), "event payload could not be serialised");
             Utf8Bytes::from(format!(
-                "{{\"topic\":{},\"seq\":{seq},\"type\":\"resync\",\"data\":null}}",
+                "{{\"topic\":{},\"seq\":{seq},\"type\":\"resync\"}}",
                 serde_json::Value::from(topic)
             ))
         }
@@ -330,9 +309,9 @@ impl Hub {
 
     /// Publishes an event: to this instance's subscribers at once, and to the other instances when
     /// a bus is attached. Call it only after the transaction that allocated `seq` has committed.
-    pub fn publish<T: Serialize>(&self, topic: &Topic, seq: i64, kind: &str, data: &T) {
+    pub fn publish(&self, topic: &Topic, seq: i64, event: &Event) {
         let name = topic.to_string();
-        let frame = encode(&name, seq, kind, data);
+        let frame = encode(&name, seq, event);
         self.inner.stats.published.fetch_add(1, Ordering::Relaxed);
         // The other instances first: their hop through Redis then overlaps the local fan-out.
         if let Some(bus) = self.inner.bus.get()
@@ -374,7 +353,7 @@ impl Hub {
     /// Tells every local connection to refetch what it shows (after events may have been lost,
     /// e.g. when the cross-instance bus reconnected).
     pub fn broadcast_resync(&self) {
-        let frame = encode("", 0, "resync", &serde_json::Value::Null);
+        let frame = encode("", 0, &Event::Resync);
         for c in self.inner.conns.iter() {
             if c.tx.try_send(frame.clone()).is_err() {
                 c.close(close::SLOW_CONSUMER);
@@ -404,7 +383,9 @@ impl Hub {
 
     /// Applies a session's fresh authentication to its sockets: `None` (the session ended or the
     /// user is gone) closes them; otherwise the caller is updated and topics the user may no
-    /// longer receive are dropped with an `unsubscribed` frame.
+    /// longer receive are dropped with an `unsubscribed` frame. When the caller's role or client
+    /// memberships changed, a `session.changed` frame tells the app to load the caller again (its
+    /// screens then turn read-only, or writable, at once).
     pub fn apply_session(&self, user_id: &str, session_id: &str, fresh: Option<&AuthUser>) {
         let conns: Vec<Arc<Conn>> = self
             .inner
@@ -421,7 +402,20 @@ impl Hub {
                 c.close(close::UNAUTHENTICATED);
                 continue;
             };
-            *c.user.lock().unwrap_or_else(|e| e.into_inner()) = u.clone();
+            let changed = {
+                let mut cur = c.user.lock().unwrap_or_else(|e| e.into_inner());
+                let changed = cur.role != u.role || cur.clients != u.clients;
+                *cur = u.clone();
+                changed
+            };
+            if changed
+                && c.tx
+                    .try_send(encode("", 0, &Event::SessionChanged))
+                    .is_err()
+            {
+                c.close(close::SLOW_CONSUMER);
+                continue;
+            }
             let mine = c.topics.lock().unwrap_or_else(|e| e.into_inner()).clone();
             for t in mine {
                 if !Topic::parse(&t).is_some_and(|topic| topic.allows(u))
@@ -430,8 +424,9 @@ impl Hub {
                     let frame = encode(
                         &t,
                         0,
-                        "unsubscribed",
-                        &serde_json::json!({"reason": "forbidden"}),
+                        &Event::Unsubscribed(Reason {
+                            reason: "forbidden",
+                        }),
                     );
                     if c.tx.try_send(frame).is_err() {
                         c.close(close::SLOW_CONSUMER);

@@ -23,13 +23,13 @@ use axum_extra::extract::cookie::CookieJar;
 use bytes::Bytes;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use serde::Deserialize;
-use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::events::{ErrorMessage, Event, Reason};
 use super::{Conn, Hub, SubscribeOutcome, close, current_seq, encode};
 use crate::db::Db;
 use crate::error::ApiError;
@@ -153,7 +153,7 @@ where
                         }
                     }
                     Some(Ok(Message::Binary(_))) => {
-                        let reply = encode("", 0, "error", &json!({"message": "Binary frames are not accepted"}));
+                        let reply = encode("", 0, &Event::Error(ErrorMessage { message: "Binary frames are not accepted".into() }));
                         if sink.send(Message::Text(reply)).await.is_err() {
                             break None;
                         }
@@ -200,13 +200,14 @@ async fn handle(hub: &Hub, db: &Db, conn: &Arc<Conn>, text: &str) -> Vec<Utf8Byt
             return vec![encode(
                 "",
                 0,
-                "error",
-                &json!({"message": "Unknown request"}),
+                &Event::Error(ErrorMessage {
+                    message: "Unknown request".into(),
+                }),
             )];
         }
     };
     match req {
-        Request::Ping => vec![encode("", 0, "pong", &serde_json::Value::Null)],
+        Request::Ping => vec![encode("", 0, &Event::Pong)],
         Request::Subscribe { topics } => {
             let mut out = Vec::with_capacity(topics.len());
             for t in topics.iter().take(super::MAX_SUBSCRIPTIONS) {
@@ -215,32 +216,40 @@ async fn handle(hub: &Hub, db: &Db, conn: &Arc<Conn>, text: &str) -> Vec<Utf8Byt
                         // Read after registering: an event committed later has a higher seq and
                         // reaches this connection.
                         match current_seq(&db.pool, t).await {
-                            Ok(seq) => {
-                                out.push(encode(t, seq, "subscribed", &serde_json::Value::Null))
-                            }
+                            Ok(seq) => out.push(encode(t, seq, &Event::Subscribed)),
                             Err(e) => {
                                 tracing::warn!(error = %e, "reading a topic sequence failed");
                                 hub.unsubscribe(conn, t);
                                 out.push(encode(
                                     t,
                                     0,
-                                    "error",
-                                    &json!({"message": "Subscription failed, retry"}),
+                                    &Event::Error(ErrorMessage {
+                                        message: "Subscription failed, retry".into(),
+                                    }),
                                 ));
                             }
                         }
                     }
-                    SubscribeOutcome::UnknownTopic => {
-                        out.push(encode(t, 0, "denied", &json!({"reason": "unknown_topic"})))
-                    }
-                    SubscribeOutcome::Forbidden => {
-                        out.push(encode(t, 0, "denied", &json!({"reason": "forbidden"})))
-                    }
+                    SubscribeOutcome::UnknownTopic => out.push(encode(
+                        t,
+                        0,
+                        &Event::Denied(Reason {
+                            reason: "unknown_topic",
+                        }),
+                    )),
+                    SubscribeOutcome::Forbidden => out.push(encode(
+                        t,
+                        0,
+                        &Event::Denied(Reason {
+                            reason: "forbidden",
+                        }),
+                    )),
                     SubscribeOutcome::TooMany => out.push(encode(
                         t,
                         0,
-                        "denied",
-                        &json!({"reason": "too_many_subscriptions"}),
+                        &Event::Denied(Reason {
+                            reason: "too_many_subscriptions",
+                        }),
                     )),
                 }
             }
@@ -251,7 +260,13 @@ async fn handle(hub: &Hub, db: &Db, conn: &Arc<Conn>, text: &str) -> Vec<Utf8Byt
             .take(super::MAX_SUBSCRIPTIONS)
             .map(|t| {
                 hub.unsubscribe(conn, t);
-                encode(t, 0, "unsubscribed", &json!({"reason": "requested"}))
+                encode(
+                    t,
+                    0,
+                    &Event::Unsubscribed(Reason {
+                        reason: "requested",
+                    }),
+                )
             })
             .collect(),
     }

@@ -15,14 +15,13 @@ pub mod clients;
 pub mod dashboard;
 pub mod reports;
 
-use serde::Serialize;
 use sqlx::AnyConnection;
 
 use crate::access::{self, Need, Rights};
 use crate::auth::AuthUser;
 use crate::db::misc::{self as audit_db, AuditEvent};
 use crate::error::{ApiError, ApiResult};
-use crate::realtime::{self, Topic};
+use crate::realtime::{self, Event, Topic};
 use crate::state::AppState;
 
 /// Who asks for a change, and from where.
@@ -131,15 +130,9 @@ impl<'s> Change<'s> {
     }
 
     /// Commits: the audit record is written in the transaction, then it commits, then `event` is
-    /// published with `payload` on the topic. Returns the event's sequence number. Dropping a
+    /// published on the topic. Returns the event's sequence number. Dropping a
     /// `Change` without committing rolls everything back and publishes nothing.
-    pub async fn commit<T: Serialize>(
-        mut self,
-        actor: &Actor,
-        event: &str,
-        payload: &T,
-        audit: Audit<'_>,
-    ) -> ApiResult<i64> {
+    pub async fn commit(mut self, actor: &Actor, event: Event, audit: Audit<'_>) -> ApiResult<i64> {
         audit_db::audit_insert(
             &mut *self.tx,
             &AuditEvent {
@@ -154,9 +147,7 @@ impl<'s> Change<'s> {
         )
         .await?;
         self.tx.commit().await?;
-        self.state
-            .hub
-            .publish(&self.topic, self.seq, event, payload);
+        self.state.hub.publish(&self.topic, self.seq, &event);
         Ok(self.seq)
     }
 }

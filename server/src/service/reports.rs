@@ -15,7 +15,7 @@ use crate::access::Need;
 use crate::db::reports::{self as db, FolderRow, MONTHLY_DRAFT_LIMIT, ReportRow};
 use crate::docs::store as collab_store;
 use crate::error::{ApiError, ApiResult};
-use crate::realtime::Topic;
+use crate::realtime::{Event, Topic};
 use crate::state::AppState;
 
 /// Longest report or folder name accepted.
@@ -61,10 +61,16 @@ pub fn reports_topic(client_id: &str) -> Topic {
 }
 
 /// The payload of a report-list event (`report.created`, `report.updated`, `report.deleted`,
-/// `folder.created`, `folder.deleted`): the id of what changed.
-#[derive(Debug, Serialize)]
-struct ListChange<'a> {
-    id: &'a str,
+/// `folder.created`, `folder.deleted`): the id of what changed; open lists refetch.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ReportListChange {
+    /// The report or folder.
+    pub id: String,
+}
+
+fn changed(id: &str) -> ReportListChange {
+    ReportListChange { id: id.to_owned() }
 }
 
 fn report_not_found() -> ApiError {
@@ -237,8 +243,7 @@ pub async fn create(state: &AppState, scope: &Scope, req: NewReport<'_>) -> ApiR
         .map_err(store_error)?;
     ch.commit(
         &scope.actor,
-        "report.created",
-        &ListChange { id: &id },
+        Event::ReportCreated(changed(&id)),
         Audit {
             event_type: "report_created",
             entity_type: "report",
@@ -297,8 +302,7 @@ pub async fn update(
     }
     ch.commit(
         &scope.actor,
-        "report.updated",
-        &ListChange { id },
+        Event::ReportUpdated(changed(id)),
         Audit {
             event_type: "report_updated",
             entity_type: "report",
@@ -329,8 +333,7 @@ pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> 
     collab_store::delete_in(ch.conn(), id).await?;
     ch.commit(
         &scope.actor,
-        "report.deleted",
-        &ListChange { id },
+        Event::ReportDeleted(changed(id)),
         Audit {
             event_type: "report_deleted",
             entity_type: "report",
@@ -369,8 +372,7 @@ pub async fn create_folder(
         db::insert_folder(ch.conn(), &scope.client_id, parent, &name, &scope.user().id).await?;
     ch.commit(
         &scope.actor,
-        "folder.created",
-        &ListChange { id: &row.id },
+        Event::FolderCreated(changed(&row.id)),
         Audit {
             event_type: "folder_created",
             entity_type: "report_folder",
@@ -398,8 +400,7 @@ pub async fn delete_folder(state: &AppState, actor: &Actor, id: &str) -> ApiResu
     }
     ch.commit(
         &scope.actor,
-        "folder.deleted",
-        &ListChange { id },
+        Event::FolderDeleted(changed(id)),
         Audit {
             event_type: "folder_deleted",
             entity_type: "report_folder",

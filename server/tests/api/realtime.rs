@@ -321,6 +321,9 @@ async fn a_lost_membership_drops_the_subscription() {
         .await
         .unwrap();
     app.state.recheck_all().await;
+    // The app is told to load the caller again, then the topic is dropped.
+    let v = ws.next_json(WAIT).await.unwrap();
+    assert_eq!(v["type"], "session.changed", "{v}");
     let v = ws.next_json(WAIT).await.unwrap();
     assert_eq!(
         (
@@ -346,6 +349,38 @@ async fn a_lost_membership_drops_the_subscription() {
 }
 
 #[tokio::test]
+async fn a_role_change_reaches_the_open_app_at_once() {
+    let app = TestApp::spawn().await;
+    let a = app.login(USER_A).await;
+    let (_, me) = a.json("/api/auth/me").await;
+    let mut ws = Ws::connect(&a).await;
+    ws.send(json!({"op": "ping"})).await;
+    assert_eq!(ws.next_json(WAIT).await.unwrap()["type"], "pong");
+    let admin = app.login(ADMIN).await;
+    let csrf = admin.cookie("capopt_csrf").unwrap();
+    let r = admin
+        .http
+        .put(app.url(&format!(
+            "/api/admin/users/{}/role",
+            me["id"].as_str().unwrap()
+        )))
+        .header("x-csrf-token", csrf)
+        .json(&json!({"role": "viewer"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    let v = ws.next_json(WAIT).await.unwrap();
+    assert_eq!(
+        (v["type"].as_str(), v["topic"].as_str()),
+        (Some("session.changed"), Some(""))
+    );
+    // Nothing changed for the caller: no frame.
+    app.state.recheck_all().await;
+    assert_eq!(ws.next_json(QUIET).await, None);
+}
+
+#[tokio::test]
 async fn a_consumer_that_does_not_read_is_disconnected_not_buffered() {
     let app = TestApp::spawn().await;
     let bank_a = client_id(&app, "Bank A").await;
@@ -356,7 +391,9 @@ async fn a_consumer_that_does_not_read_is_disconnected_not_buffered() {
     assert_eq!(app.state.hub.subscriber_count(&topic), 1);
     // The test stops reading; the server keeps publishing 16 KB events until the socket and then
     // the bounded queue are full.
-    let big = json!({"pad": "x".repeat(16 * 1024)});
+    let big = server::realtime::Event::Error(server::realtime::events::ErrorMessage {
+        message: "x".repeat(16 * 1024),
+    });
     let t = server::realtime::Topic::board(&bank_a);
     let mut seq = 1_000;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
@@ -374,7 +411,7 @@ async fn a_consumer_that_does_not_read_is_disconnected_not_buffered() {
         );
         for _ in 0..64 {
             seq += 1;
-            app.state.hub.publish(&t, seq, "test.padding", &big);
+            app.state.hub.publish(&t, seq, &big);
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }

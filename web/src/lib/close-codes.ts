@@ -1,30 +1,10 @@
+import { CloseCode } from '@/api/types/CloseCode'
+
 /**
- * WebSocket close codes of the collaborative document socket (`/api/collab/{reportId}`).
- * Mirrors `collab/src/close.rs` exactly: change both together. The codes follow HTTP statuses
- * (`code - 4000`).
+ * WebSocket close codes of the document socket (`/api/collab/{reportId}`) and the event socket
+ * (`/api/ws`), generated from `collab::close` (`make types`), and what to tell the user about them.
  */
-export const CloseCode = {
-  /** The peer closed the connection. */
-  NORMAL: 1000,
-  /** A frame could not be decoded as a y-protocols message. */
-  INVALID_MESSAGE: 4400,
-  /** No valid session: sign in again. */
-  UNAUTHENTICATED: 4401,
-  /** Signed in, but the report belongs to another client. */
-  FORBIDDEN: 4403,
-  /** The report does not exist (or was deleted). */
-  NOT_FOUND: 4404,
-  /** Nothing was received within the idle timeout. */
-  IDLE_TIMEOUT: 4408,
-  /** The connection could not keep up with the document's updates. */
-  SLOW_CONSUMER: 4409,
-  /** A frame exceeded the maximum size. */
-  MESSAGE_TOO_LARGE: 4413,
-  /** The document could not be loaded or stored; nothing stored was changed. */
-  INTERNAL_ERROR: 4500,
-  /** The server is restarting: reconnect. */
-  SHUTTING_DOWN: 4503,
-} as const
+export { CloseCode }
 
 export type CloseCodeValue = (typeof CloseCode)[keyof typeof CloseCode]
 

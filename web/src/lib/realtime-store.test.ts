@@ -1,4 +1,5 @@
 import { FakeEventSocket as FakeSocket } from '@/testing/fake-event-socket'
+import { json, makeUser, mockApi } from '@/testing/mock-api'
 
 import { useAuthStore } from './auth-store'
 import {
@@ -176,5 +177,17 @@ describe('the event socket', () => {
     expect(ws.sent).toContainEqual({ op: 'unsubscribe', topics: ['client:a:board'] })
     ws.frame('client:a:board', 2, 'task.created')
     expect(a.events).toEqual([])
+  })
+
+  it('loads the caller again when the server says their role or clients changed', async () => {
+    vi.useRealTimers()
+    useAuthStore.setState({ user: makeUser({ role: 'user' }), status: 'authenticated' })
+    const calls = mockApi({ 'GET /api/auth/me': () => json(200, makeUser({ role: 'viewer' })) })
+    subscribeTopic('client:a:board', listener().l)
+    const ws = latest()
+    ws.open()
+    ws.frame('', 0, 'session.changed')
+    await vi.waitFor(() => expect(useAuthStore.getState().user?.role).toBe('viewer'))
+    expect(calls.map((c) => c.key)).toEqual(['GET /api/auth/me'])
   })
 })

@@ -1,9 +1,11 @@
 import type { EventFrame } from '@/api/types/EventFrame'
+import type { Me } from '@/api/types/Me'
 import { create } from 'zustand'
 
 import { apiRequest, isUnauthenticated } from './api-client'
 import { useAuthStore } from './auth-store'
 import { EventCloseCode } from './event-close-codes'
+import { queryClient } from './query-client'
 
 /**
  * The one event socket of the tab (`/api/ws`) and its subscriptions.
@@ -157,6 +159,10 @@ function handleFrame(frame: EventFrame) {
     case 'resync':
       for (const topic of listeners.keys()) resync(topic)
       return
+    case 'session.changed':
+      // The caller's role or clients changed: load them again, and what the screens show with them.
+      void reloadCaller()
+      return
   }
   const last = lastSeq.get(frame.topic)
   if (last === undefined) return // not (or no longer) subscribed
@@ -169,6 +175,16 @@ function handleFrame(frame: EventFrame) {
     return
   }
   for (const l of listeners.get(frame.topic) ?? []) l.onEvent(frame)
+}
+
+async function reloadCaller() {
+  try {
+    const me = await apiRequest<Me>('/api/auth/me')
+    if (useAuthStore.getState().status === 'authenticated') useAuthStore.getState().setUser(me)
+    void queryClient.invalidateQueries()
+  } catch {
+    // The next request or re-check will tell (an ended session closes the socket).
+  }
 }
 
 function scheduleReconnect(afterRefusal: boolean) {

@@ -16,7 +16,7 @@ use self::order::{Keyed, Placement, key_after, keys, place_key, rebalanced};
 use super::{Audit, Change, Committed, Scope, clean_name};
 use crate::db::board::{self as db, Category, Column, NewTask, Task, TaskFields};
 use crate::error::{ApiError, ApiResult};
-use crate::realtime::{self, Topic};
+use crate::realtime::{self, Event, Topic};
 use crate::state::AppState;
 
 /// Longest task title.
@@ -48,7 +48,7 @@ pub struct Board {
 }
 
 /// The payload of every board event: rows to insert or replace, and ids to remove.
-#[derive(Debug, Default, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[derive(Debug, Clone, Default, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[ts(export)]
 pub struct BoardPatch {
     /// Columns created or changed.
@@ -248,8 +248,7 @@ pub async fn create_column(
     let seq = ch
         .commit(
             &scope.actor,
-            "column.created",
-            &patch,
+            Event::ColumnCreated(patch),
             audit(
                 "column_created",
                 "column",
@@ -294,8 +293,7 @@ pub async fn rename_column(
     let seq = ch
         .commit(
             &scope.actor,
-            "column.updated",
-            &patch,
+            Event::ColumnUpdated(patch),
             audit("column_renamed", "column", id, json!({"name": col.name})),
         )
         .await?;
@@ -344,8 +342,7 @@ pub async fn move_column(
     let seq = ch
         .commit(
             &scope.actor,
-            "column.moved",
-            &patch,
+            Event::ColumnMoved(patch),
             audit("column_moved", "column", id, json!({})),
         )
         .await?;
@@ -405,8 +402,7 @@ pub async fn create_task(
     let seq = ch
         .commit(
             &scope.actor,
-            "task.created",
-            &patch,
+            Event::TaskCreated(patch),
             audit("task_created", "task", &id, json!({"title": task.title})),
         )
         .await?;
@@ -434,8 +430,7 @@ pub async fn update_task(
     let seq = ch
         .commit(
             &scope.actor,
-            "task.updated",
-            &patch,
+            Event::TaskUpdated(patch),
             audit("task_updated", "task", id, json!({"title": task.title})),
         )
         .await?;
@@ -458,8 +453,7 @@ pub async fn delete_task(state: &AppState, scope: &Scope, id: &str) -> ApiResult
     let seq = ch
         .commit(
             &scope.actor,
-            "task.deleted",
-            &patch,
+            Event::TaskDeleted(patch),
             audit("task_deleted", "task", id, json!({"title": task.title})),
         )
         .await?;
@@ -519,8 +513,7 @@ pub async fn move_task(
     let seq = ch
         .commit(
             &scope.actor,
-            "task.moved",
-            &patch,
+            Event::TaskMoved(patch),
             audit(
                 "task_moved",
                 "task",
@@ -558,8 +551,7 @@ pub async fn create_category(
     let seq = ch
         .commit(
             &scope.actor,
-            "category.created",
-            &patch,
+            Event::CategoryCreated(patch),
             audit(
                 "category_created",
                 "category",
@@ -605,8 +597,7 @@ pub async fn delete_category(
     let seq = ch
         .commit(
             &scope.actor,
-            "category.deleted",
-            &patch,
+            Event::CategoryDeleted(patch),
             audit(
                 "category_deleted",
                 "category",

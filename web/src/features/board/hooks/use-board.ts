@@ -1,11 +1,19 @@
 import type { Board } from '@/api/types/Board'
 import type { BoardPatch } from '@/api/types/BoardPatch'
+import type { EventFrame } from '@/api/types/EventFrame'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { boardTopic, useRealtimeTopic } from '@/lib/realtime'
 
 import { boardKeys, getBoard } from '../api'
 import { applyPatch } from '../utils/board-model'
+
+/** A board event: its payload is a patch of rows. */
+type BoardEventFrame = Extract<EventFrame, { data: BoardPatch }>
+
+function isBoardEvent(frame: EventFrame): frame is BoardEventFrame {
+  return /^(column|task|category)\./.test(frame.type)
+}
 
 /**
  * The client's board, kept live: events patch the cached board in sequence; a gap, a reconnect or
@@ -22,9 +30,9 @@ export function useBoard(clientId: string | null) {
   })
   useRealtimeTopic(clientId ? boardTopic(clientId) : null, {
     onEvent: (frame) => {
-      if (!clientId) return
+      if (!clientId || !isBoardEvent(frame)) return
       queryClient.setQueryData<Board>(boardKeys.board(clientId), (board) =>
-        board ? applyPatch(board, frame.data as unknown as BoardPatch, frame.seq) : board,
+        board ? applyPatch(board, frame.data, frame.seq) : board,
       )
     },
     onResync: () => {

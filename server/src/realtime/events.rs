@@ -1,0 +1,141 @@
+//! Every message the event socket sends, as one tagged enum: `{topic, seq, type, data}` on the
+//! wire, where `type` names the variant and `data` carries its payload. The web app's
+//! `EventFrame` union is generated from [`EventFrame`], so a screen narrows on `type` and gets a
+//! typed payload without a cast.
+
+use serde::Serialize;
+
+use crate::service::board::BoardPatch;
+use crate::service::reports::ReportListChange;
+
+/// What a frame says. Events carry the sequence number of their topic; control frames
+/// (`subscribed`, `unsubscribed`, `denied`, `pong`, `resync`, `error`, `session.changed`) answer
+/// the connection.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(tag = "type", content = "data")]
+#[ts(export)]
+pub enum Event {
+    /// A board column was created.
+    #[serde(rename = "column.created")]
+    ColumnCreated(BoardPatch),
+    /// A board column was renamed.
+    #[serde(rename = "column.updated")]
+    ColumnUpdated(BoardPatch),
+    /// Board columns moved.
+    #[serde(rename = "column.moved")]
+    ColumnMoved(BoardPatch),
+    /// A task was created.
+    #[serde(rename = "task.created")]
+    TaskCreated(BoardPatch),
+    /// A task was edited.
+    #[serde(rename = "task.updated")]
+    TaskUpdated(BoardPatch),
+    /// A task was deleted.
+    #[serde(rename = "task.deleted")]
+    TaskDeleted(BoardPatch),
+    /// Tasks moved.
+    #[serde(rename = "task.moved")]
+    TaskMoved(BoardPatch),
+    /// A category was created.
+    #[serde(rename = "category.created")]
+    CategoryCreated(BoardPatch),
+    /// A category was deleted (its tasks are sent without it).
+    #[serde(rename = "category.deleted")]
+    CategoryDeleted(BoardPatch),
+    /// A report was created.
+    #[serde(rename = "report.created")]
+    ReportCreated(ReportListChange),
+    /// A report's name, status or folder changed.
+    #[serde(rename = "report.updated")]
+    ReportUpdated(ReportListChange),
+    /// A report was deleted.
+    #[serde(rename = "report.deleted")]
+    ReportDeleted(ReportListChange),
+    /// A report folder was created.
+    #[serde(rename = "folder.created")]
+    FolderCreated(ReportListChange),
+    /// A report folder was deleted.
+    #[serde(rename = "folder.deleted")]
+    FolderDeleted(ReportListChange),
+    /// The subscription is active from the frame's `seq` on.
+    #[serde(rename = "subscribed")]
+    Subscribed,
+    /// The subscription ended.
+    #[serde(rename = "unsubscribed")]
+    Unsubscribed(Reason),
+    /// The subscription was refused.
+    #[serde(rename = "denied")]
+    Denied(Reason),
+    /// The answer to a ping.
+    #[serde(rename = "pong")]
+    Pong,
+    /// Events may have been lost (a relay between instances was interrupted): refetch.
+    #[serde(rename = "resync")]
+    Resync,
+    /// A request could not be understood or served.
+    #[serde(rename = "error")]
+    Error(ErrorMessage),
+    /// The caller's role or client memberships changed: load the caller again.
+    #[serde(rename = "session.changed")]
+    SessionChanged,
+}
+
+impl Event {
+    /// The wire name of the event (its `type`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::ColumnCreated(_) => "column.created",
+            Event::ColumnUpdated(_) => "column.updated",
+            Event::ColumnMoved(_) => "column.moved",
+            Event::TaskCreated(_) => "task.created",
+            Event::TaskUpdated(_) => "task.updated",
+            Event::TaskDeleted(_) => "task.deleted",
+            Event::TaskMoved(_) => "task.moved",
+            Event::CategoryCreated(_) => "category.created",
+            Event::CategoryDeleted(_) => "category.deleted",
+            Event::ReportCreated(_) => "report.created",
+            Event::ReportUpdated(_) => "report.updated",
+            Event::ReportDeleted(_) => "report.deleted",
+            Event::FolderCreated(_) => "folder.created",
+            Event::FolderDeleted(_) => "folder.deleted",
+            Event::Subscribed => "subscribed",
+            Event::Unsubscribed(_) => "unsubscribed",
+            Event::Denied(_) => "denied",
+            Event::Pong => "pong",
+            Event::Resync => "resync",
+            Event::Error(_) => "error",
+            Event::SessionChanged => "session.changed",
+        }
+    }
+}
+
+/// Why a subscription ended or was refused.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct Reason {
+    /// `requested`, `forbidden`, `unknown_topic` or `too_many`.
+    pub reason: &'static str,
+}
+
+/// The message of an `error` frame.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ErrorMessage {
+    /// What went wrong.
+    pub message: String,
+}
+
+/// One frame as the web app receives it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct EventFrame {
+    /// The topic (empty for connection-wide control frames).
+    pub topic: String,
+    /// The topic's sequence number of this event (for `subscribed`: the current one; 0 for
+    /// other control frames).
+    #[ts(type = "number")]
+    pub seq: i64,
+    /// The event.
+    #[serde(flatten)]
+    pub event: Event,
+}
