@@ -55,9 +55,20 @@ pub struct Config {
     /// web app served from another origin during development.
     #[arg(long, env = "ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
-    /// Trust `X-Forwarded-For` for the client address (behind a reverse proxy).
+    /// Behind a reverse proxy: take the client address from the forwarding headers the proxy
+    /// sets. The client is the rightmost `X-Forwarded-For` hop that is not a trusted proxy (the
+    /// address the proxy itself saw), never a value the client wrote.
     #[arg(long, env = "TRUST_PROXY", default_value = "0", value_parser = parse_flag)]
     pub trust_proxy: bool,
+    /// With `TRUST_PROXY=1`, the addresses of the proxies (IPs or CIDR blocks, comma separated).
+    /// Forwarding headers are then honoured only from these peers, and hops from these addresses
+    /// are skipped from the right. Empty: the one proxy in front of the server is trusted.
+    #[arg(long, env = "TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<String>,
+    /// With `TRUST_PROXY=1`, a header the proxy sets to the client address (`X-Real-IP`,
+    /// `CF-Connecting-IP`), used instead of `X-Forwarded-For`.
+    #[arg(long, env = "CLIENT_IP_HEADER")]
+    pub client_ip_header: Option<String>,
     /// Log as JSON lines.
     #[arg(long, env = "LOG_JSON", default_value = "0", value_parser = parse_flag)]
     pub log_json: bool,
@@ -109,6 +120,8 @@ impl Config {
             mail_from: "test@capopt.local".into(),
             allowed_origins: vec![],
             trust_proxy: false,
+            trusted_proxies: vec![],
+            client_ip_header: None,
             log_json: false,
         }
     }

@@ -37,6 +37,7 @@ pub const MAX_JSON_BODY: usize = 1024 * 1024;
 /// Connects the database, applies migrations, loads keys and builds the shared state.
 pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     std::fs::create_dir_all(&config.data_dir)?;
+    auth::client_ip::parse_trusted(&config.trusted_proxies)?;
     let db = db::Db::connect(&config.database_url()).await?;
     let secret = match &config.jwt_secret {
         Some(s) if s.len() >= 32 => s.as_bytes().to_vec(),

@@ -2,6 +2,7 @@
 //! request's caller and rights are established), session cookies, CSRF protection and login rate
 //! limits.
 
+pub mod client_ip;
 pub mod password;
 pub mod ratelimit;
 pub mod tokens;
@@ -243,7 +244,8 @@ pub fn removal_cookie(name: &'static str, path: &'static str) -> Cookie<'static>
     c
 }
 
-/// The client's address (from the socket, or `X-Forwarded-For` behind a trusted proxy).
+/// The client's address: the socket peer, or behind trusted proxies the rightmost untrusted
+/// forwarded hop ([`client_ip::client_addr`]).
 #[derive(Debug, Clone)]
 pub struct ClientIp(pub String);
 
@@ -254,19 +256,12 @@ impl FromRequestParts<AppState> for ClientIp {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
-        if state.config.trust_proxy
-            && let Some(fwd) = parts
-                .headers
-                .get("x-forwarded-for")
-                .and_then(|v| v.to_str().ok())
-            && let Some(first) = fwd.split(',').next()
-        {
-            return Ok(ClientIp(first.trim().to_string()));
-        }
-        let ip = parts
+        let peer = parts
             .extensions
             .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-            .map(|c| c.0.ip().to_string())
+            .map(|c| c.0.ip());
+        let ip = client_ip::client_addr(&state.config, peer, &parts.headers)
+            .map(|ip| ip.to_string())
             .unwrap_or_else(|| "unknown".into());
         Ok(ClientIp(ip))
     }

@@ -343,3 +343,84 @@ async fn a_delivered_mail_keeps_no_body_in_the_outbox() {
         "a delivered mail's body is gone from the outbox: {stored}"
     );
 }
+
+/// The address the server recorded for the latest failed sign-in.
+async fn last_failed_login_ip(app: &TestApp) -> Option<String> {
+    let row: Option<(Option<String>,)> = sqlx::query_as(
+        "SELECT ip FROM audit_events WHERE event_type = 'login_failed' ORDER BY created_at DESC LIMIT 1",
+    )
+    .fetch_optional(&app.state.db.pool)
+    .await
+    .unwrap();
+    row.and_then(|r| r.0)
+}
+
+async fn fail_login_with(app: &TestApp, headers: &[(&str, &str)]) -> Option<String> {
+    let s = app.client().await;
+    let csrf = s.cookie("capopt_csrf").unwrap();
+    let mut req = s
+        .http
+        .post(app.url("/api/auth/login"))
+        .header("x-csrf-token", csrf)
+        .json(&json!({"email": "nobody@example.com", "password": "wrong"}));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    assert_eq!(req.send().await.unwrap().status(), StatusCode::UNAUTHORIZED);
+    last_failed_login_ip(app).await
+}
+
+#[tokio::test]
+async fn behind_a_proxy_the_client_is_the_rightmost_untrusted_hop() {
+    // Without TRUST_PROXY the headers are ignored.
+    let app = TestApp::spawn().await;
+    let spoofed = [("x-forwarded-for", "203.0.113.9")];
+    assert_eq!(
+        fail_login_with(&app, &spoofed).await.as_deref(),
+        Some("127.0.0.1")
+    );
+
+    // One trusted proxy: the address it appended, not what the client wrote before it.
+    let app = TestApp::spawn_with(|c| c.trust_proxy = true).await;
+    let forwarded = [("x-forwarded-for", "203.0.113.9, 198.51.100.7")];
+    assert_eq!(
+        fail_login_with(&app, &forwarded).await.as_deref(),
+        Some("198.51.100.7")
+    );
+    let garbage = [("x-forwarded-for", "203.0.113.9, not-an-address")];
+    assert_eq!(
+        fail_login_with(&app, &garbage).await.as_deref(),
+        Some("127.0.0.1"),
+        "an unreadable hop falls back to the peer"
+    );
+
+    // A chain of trusted proxies: skip them from the right.
+    let app = TestApp::spawn_with(|c| {
+        c.trust_proxy = true;
+        c.trusted_proxies = vec!["127.0.0.1".into(), "198.51.100.0/24".into()];
+    })
+    .await;
+    let chain = [(
+        "x-forwarded-for",
+        "203.0.113.9, 192.0.2.44, 198.51.100.20, 198.51.100.7",
+    )];
+    assert_eq!(
+        fail_login_with(&app, &chain).await.as_deref(),
+        Some("192.0.2.44")
+    );
+
+    // A configured header set by the proxy.
+    let app = TestApp::spawn_with(|c| {
+        c.trust_proxy = true;
+        c.client_ip_header = Some("X-Real-IP".into());
+    })
+    .await;
+    let real = [
+        ("x-forwarded-for", "203.0.113.9"),
+        ("x-real-ip", "192.0.2.45"),
+    ];
+    assert_eq!(
+        fail_login_with(&app, &real).await.as_deref(),
+        Some("192.0.2.45")
+    );
+}
