@@ -1,27 +1,31 @@
-import { useState, type FormEvent } from 'react'
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useForm, useWatch } from 'react-hook-form'
 
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
+import { FormField } from '@/components/ui/form-field'
 import { Input } from '@/components/ui/input'
-import { Label } from '@/components/ui/label'
+
+import { nameSchema, type NameValues } from '../utils/schemas'
 
 type Props = { open: boolean; onOpenChange: (open: boolean) => void; onAdd: (name: string) => Promise<boolean> }
 
 /** The Add Column dialog: field Name, Cancel and Add Column. */
 export function AddColumnDialog({ open, onOpenChange, onAdd }: Props) {
-  const [name, setName] = useState('')
-  const [busy, setBusy] = useState(false)
-  async function submit(e: FormEvent) {
-    e.preventDefault()
-    if (name.trim() === '') return
-    setBusy(true)
-    const ok = await onAdd(name.trim())
-    setBusy(false)
-    if (ok) {
-      setName('')
+  const {
+    register,
+    handleSubmit,
+    reset,
+    control,
+    formState: { errors, isSubmitting },
+  } = useForm<NameValues>({ resolver: zodResolver(nameSchema), defaultValues: { name: '' } })
+  const blank = useWatch({ control, name: 'name' }).trim() === ''
+  const submit = handleSubmit(async ({ name }) => {
+    if (await onAdd(name)) {
+      reset()
       onOpenChange(false)
     }
-  }
+  })
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent>
@@ -29,16 +33,15 @@ export function AddColumnDialog({ open, onOpenChange, onAdd }: Props) {
           <DialogTitle>Add Column</DialogTitle>
           <DialogDescription>Columns appear at the right end of the board.</DialogDescription>
         </DialogHeader>
-        <form className="space-y-4" onSubmit={submit}>
-          <div className="space-y-1.5">
-            <Label htmlFor="column-name">Name</Label>
-            <Input id="column-name" placeholder="Enter column name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
-          </div>
+        <form className="space-y-4" onSubmit={submit} noValidate>
+          <FormField label="Name" error={errors.name?.message}>
+            {(ids) => <Input {...ids} placeholder="Enter column name" autoFocus {...register('name')} />}
+          </FormField>
           <DialogFooter>
             <Button variant="outline" onClick={() => onOpenChange(false)}>
               Cancel
             </Button>
-            <Button type="submit" disabled={busy || name.trim() === ''}>
+            <Button type="submit" disabled={isSubmitting || blank}>
               Add Column
             </Button>
           </DialogFooter>

@@ -3,12 +3,15 @@ import type { Task } from '@/api/types/Task'
 import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable'
 import { CSS } from '@dnd-kit/utilities'
 import { Check, GripVertical, Pencil, Plus, X } from 'lucide-react'
-import { useState, type FormEvent } from 'react'
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useState } from 'react'
+import { useForm, useWatch } from 'react-hook-form'
 
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { cn } from '@/lib/cn'
 
+import { nameSchema, type NameValues } from '../utils/schemas'
 import { TaskCard } from './task-card'
 
 type Props = {
@@ -29,13 +32,6 @@ export function BoardColumn({ column, tasks, canEdit, onAddTask, onEditTask, onD
     disabled: !canEdit,
   })
   const [editing, setEditing] = useState(false)
-  const [name, setName] = useState(column.name)
-
-  async function submit(e: FormEvent) {
-    e.preventDefault()
-    if (name.trim() === '') return
-    if (await onRename(column, name.trim())) setEditing(false)
-  }
 
   return (
     <section
@@ -64,24 +60,7 @@ export function BoardColumn({ column, tasks, canEdit, onAddTask, onEditTask, onD
           </button>
         ) : null}
         {editing ? (
-          <form className="flex flex-1 items-center gap-1" onSubmit={submit}>
-            <Input value={name} onChange={(e) => setName(e.target.value)} aria-label="Column name" className="h-8" autoFocus />
-            <Button type="submit" variant="ghost" size="icon" className="size-7" aria-label="Save column name" disabled={name.trim() === ''}>
-              <Check />
-            </Button>
-            <Button
-              variant="ghost"
-              size="icon"
-              className="size-7"
-              aria-label="Cancel renaming"
-              onClick={() => {
-                setName(column.name)
-                setEditing(false)
-              }}
-            >
-              <X />
-            </Button>
-          </form>
+          <ColumnNameForm initial={column.name} onSave={(name) => onRename(column, name)} onDone={() => setEditing(false)} />
         ) : (
           <>
             <h2 className="flex-1 truncate px-1 text-sm font-semibold text-slate-800">{column.name}</h2>
@@ -92,10 +71,7 @@ export function BoardColumn({ column, tasks, canEdit, onAddTask, onEditTask, onD
                 size="icon"
                 className="size-7"
                 aria-label={`Rename column ${column.name}`}
-                onClick={() => {
-                  setName(column.name)
-                  setEditing(true)
-                }}
+                onClick={() => setEditing(true)}
               >
                 <Pencil />
               </Button>
@@ -118,5 +94,25 @@ export function BoardColumn({ column, tasks, canEdit, onAddTask, onEditTask, onD
         </div>
       ) : null}
     </section>
+  )
+}
+
+/** Renames a column in place: Save (or Enter) sends a non-blank name, Cancel leaves it. */
+function ColumnNameForm({ initial, onSave, onDone }: { initial: string; onSave: (name: string) => Promise<boolean>; onDone: () => void }) {
+  const { register, handleSubmit, control } = useForm<NameValues>({ resolver: zodResolver(nameSchema), defaultValues: { name: initial } })
+  const blank = useWatch({ control, name: 'name' }).trim() === ''
+  const submit = handleSubmit(async ({ name }) => {
+    if (await onSave(name)) onDone()
+  })
+  return (
+    <form className="flex flex-1 items-center gap-1" onSubmit={submit} noValidate>
+      <Input aria-label="Column name" className="h-8" autoFocus {...register('name')} />
+      <Button type="submit" variant="ghost" size="icon" className="size-7" aria-label="Save column name" disabled={blank}>
+        <Check />
+      </Button>
+      <Button variant="ghost" size="icon" className="size-7" aria-label="Cancel renaming" onClick={onDone}>
+        <X />
+      </Button>
+    </form>
   )
 }

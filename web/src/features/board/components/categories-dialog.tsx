@@ -1,10 +1,13 @@
 import type { Category } from '@/api/types/Category'
 import { Trash2 } from 'lucide-react'
-import { useState, type FormEvent } from 'react'
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useForm, useWatch } from 'react-hook-form'
 
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Input } from '@/components/ui/input'
+
+import { nameSchema, type NameValues } from '../utils/schemas'
 
 type Props = {
   open: boolean
@@ -16,12 +19,11 @@ type Props = {
 
 /** Manage Categories: the default categories (never deletable) and the client's own. */
 export function CategoriesDialog({ open, onOpenChange, categories, onCreate, onDelete }: Props) {
-  const [name, setName] = useState('')
-  async function submit(e: FormEvent) {
-    e.preventDefault()
-    if (name.trim() === '') return
-    if (await onCreate(name.trim())) setName('')
-  }
+  const { register, handleSubmit, reset, control } = useForm<NameValues>({ resolver: zodResolver(nameSchema), defaultValues: { name: '' } })
+  const blank = useWatch({ control, name: 'name' }).trim() === ''
+  const submit = handleSubmit(async ({ name }) => {
+    if (await onCreate(name)) reset()
+  })
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent>
@@ -29,9 +31,9 @@ export function CategoriesDialog({ open, onOpenChange, categories, onCreate, onD
           <DialogTitle>Manage Categories</DialogTitle>
           <DialogDescription>Default categories are shared by every client and cannot be deleted.</DialogDescription>
         </DialogHeader>
-        <form className="flex gap-2" onSubmit={submit}>
-          <Input placeholder="New category name" aria-label="New category name" value={name} onChange={(e) => setName(e.target.value)} />
-          <Button type="submit" disabled={name.trim() === ''}>
+        <form className="flex gap-2" onSubmit={submit} noValidate>
+          <Input placeholder="New category name" aria-label="New category name" {...register('name')} />
+          <Button type="submit" disabled={blank}>
             Add
           </Button>
         </form>
