@@ -1,6 +1,11 @@
-import { useRef, useState } from 'react'
+import { useRef } from 'react'
+import { useForm } from 'react-hook-form'
 
 import { Input } from '@/components/ui/input'
+
+import { MAX_NAME, nameSchema, type NameValues } from '../utils/schemas'
+
+const renameSchema = nameSchema('Name is required')
 
 type Props = {
   initial: string
@@ -11,24 +16,27 @@ type Props = {
   onDone: (byKeyboard: boolean) => void
 }
 
-/** Inline rename: Enter or leaving the field saves, Escape cancels, an empty name just cancels. */
+/**
+ * Inline rename: Enter or leaving the field saves, Escape cancels, a name the schema refuses
+ * (blank, too long) just cancels.
+ */
 export function InlineRename({ initial, label, onSave, onDone }: Props) {
-  const [value, setValue] = useState(initial)
+  const { register, getValues } = useForm<NameValues>({ defaultValues: { name: initial } })
   // A ref, not state: the blur that follows Enter or Escape may come before the next render.
   const finished = useRef(false)
   const finish = (save: boolean, byKeyboard: boolean) => {
     if (finished.current) return
     finished.current = true
-    const name = value.trim()
-    if (save && name !== '' && name !== initial) onSave(name)
+    const parsed = renameSchema.safeParse(getValues())
+    if (save && parsed.success && parsed.data.name !== initial) onSave(parsed.data.name)
     onDone(byKeyboard)
   }
   return (
     <Input
       autoFocus
       aria-label={label}
-      value={value}
-      onChange={(e) => setValue(e.target.value)}
+      maxLength={MAX_NAME}
+      {...register('name')}
       onClick={(e) => e.stopPropagation()}
       onKeyDown={(e) => {
         e.stopPropagation()

@@ -1,9 +1,13 @@
-import { useState, type FormEvent } from 'react'
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useMemo } from 'react'
+import { useForm } from 'react-hook-form'
 
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { FormField } from '@/components/ui/form-field'
 import { Input } from '@/components/ui/input'
+
+import { MAX_NAME, nameSchema, type NameValues } from '../utils/schemas'
 
 type Props = {
   open: boolean
@@ -21,36 +25,30 @@ type Props = {
 
 /** A dialog asking for one name (New Report, New Folder). */
 export function NameDialog({ open, onOpenChange, title, description, label, placeholder, submitLabel, requiredMessage, pending, onSubmit }: Props) {
-  const [name, setName] = useState('')
-  const [error, setError] = useState<string>()
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    const clean = name.trim()
-    if (!clean) {
-      setError(requiredMessage)
-      return
-    }
-    onSubmit(clean)
-  }
+  const schema = useMemo(() => nameSchema(requiredMessage), [requiredMessage])
+  const {
+    register,
+    handleSubmit,
+    reset,
+    formState: { errors },
+  } = useForm<NameValues>({ resolver: zodResolver(schema), defaultValues: { name: '' } })
+  const submit = handleSubmit(({ name }) => onSubmit(name))
   return (
     <Dialog
       open={open}
       onOpenChange={(next) => {
-        if (!next) {
-          setName('')
-          setError(undefined)
-        }
+        if (!next) reset()
         onOpenChange(next)
       }}
     >
       <DialogContent>
-        <form onSubmit={submit} className="flex flex-col gap-4">
+        <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
           <DialogHeader>
             <DialogTitle>{title}</DialogTitle>
             <DialogDescription>{description}</DialogDescription>
           </DialogHeader>
-          <FormField label={label} error={error}>
-            {(ids) => <Input {...ids} autoFocus value={name} placeholder={placeholder} maxLength={200} onChange={(e) => setName(e.target.value)} />}
+          <FormField label={label} error={errors.name?.message}>
+            {(ids) => <Input {...ids} autoFocus placeholder={placeholder} maxLength={MAX_NAME} {...register('name')} />}
           </FormField>
           <DialogFooter>
             <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
