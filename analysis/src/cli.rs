@@ -15,7 +15,7 @@ use chrono::NaiveDate;
 use crate::engine::{Engine, EngineContext};
 use crate::error::{Error, Result};
 use crate::ingest::{Input, Limits};
-use crate::mapping::ColumnMapping;
+use crate::mapping::{ColumnMapping, MaturityUnit};
 use crate::model::Lever;
 use crate::output::OutputKind;
 use crate::pipeline::{
@@ -72,6 +72,10 @@ pub struct AnalyzeArgs {
     /// Largest input file accepted, in megabytes.
     #[arg(long, default_value_t = 2048, allow_negative_numbers = true)]
     pub max_file_mb: u64,
+    /// The unit of the Maturity column's bare numbers: days, months or years (días, meses,
+    /// años). When absent, the unit the header names, else months (the specification's unit).
+    #[arg(long, value_parser = parse_unit_arg)]
+    pub maturity_unit: Option<MaturityUnit>,
 }
 
 /// `generate-exposures`: writes a realistic synthetic exposure file.
@@ -92,6 +96,10 @@ pub struct GenerateArgs {
     /// A directory of reference-data CSVs to draw entities from; the built-in lists when absent.
     #[arg(long)]
     pub refdata: Option<PathBuf>,
+}
+
+fn parse_unit_arg(s: &str) -> std::result::Result<MaturityUnit, String> {
+    MaturityUnit::parse(s).ok_or_else(|| format!("unknown unit '{s}': use days, months or years"))
 }
 
 fn parse_date_arg(s: &str) -> std::result::Result<NaiveDate, String> {
@@ -174,6 +182,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
         },
         bank,
         threads: args.threads.unwrap_or(0),
+        maturity_unit: args.maturity_unit,
         ..AnalyzeOptions::default()
     };
     let report = analyze_to_file(

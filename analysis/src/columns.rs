@@ -290,7 +290,7 @@ pub static STANDARD_COLUMNS: [StandardColumn; FIELD_COUNT] = [
     StandardColumn {
         field: StandardField::Maturity,
         name: "Maturity",
-        description: "Maturity date of the exposure, or the residual maturity as a period (e.g. 3m, 2y).",
+        description: "Maturity date of the exposure, or the residual maturity as a period (e.g. 3m, 2y, or a bare number in months unless the header names days or years).",
         category: Analysis,
         data_type: Date,
         is_required: false,

@@ -150,8 +150,10 @@ impl Flags {
     pub const INVALID_LEI: Flags = Flags(1 << 10);
     /// The file's credit quality step differs from the reference list's; the list's was used.
     pub const CQS_CONFLICT: Flags = Flags(1 << 11);
+    /// The Maturity cell could not be read: short-term treatments were not considered.
+    pub const MATURITY_UNREADABLE: Flags = Flags(1 << 12);
 
-    const NAMES: [(Flags, &'static str); 12] = [
+    const NAMES: [(Flags, &'static str); 13] = [
         (
             Flags::CURRENT_BELOW_REGULATORY,
             "current RW below regulatory RW",
@@ -173,6 +175,7 @@ impl Flags {
         (Flags::NOT_IN_REFERENCE, "not in reference list"),
         (Flags::INVALID_LEI, "invalid LEI"),
         (Flags::CQS_CONFLICT, "CQS in file differs from reference"),
+        (Flags::MATURITY_UNREADABLE, "maturity unreadable"),
     ];
 
     /// The bits set in both.
@@ -556,6 +559,8 @@ pub struct Explanation<'a> {
     /// How the sovereign floor of an unrated corporate (Art. 122(2)) was established, when not
     /// from the row's own country.
     pub floor_note: Option<FloorNote<'a>>,
+    /// The Maturity cell as written when it could not be read; empty otherwise.
+    pub unreadable_maturity: &'a str,
 }
 
 /// Why the sovereign floor of an unrated corporate was not taken from the row's country.
@@ -856,6 +861,14 @@ impl Details<'_> {
                 }
                 if e.notes.contains(Flags::INVALID_LEI) {
                     f.write_str("; the file's LEI is invalid: matched by name")?;
+                }
+                if !e.unreadable_maturity.is_empty() {
+                    put!(
+                        f,
+                        "; Maturity \"",
+                        e.unreadable_maturity,
+                        "\" could not be read (a date, a number of months, or a number with its unit such as 90 days): short-term treatment not considered, check it"
+                    )?;
                 }
                 match e.floor_note {
                     Some(FloorNote::CountryAssumed(c)) => {

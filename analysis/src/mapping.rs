@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::columns::{FIELD_COUNT, STANDARD_COLUMNS, StandardField, normalize};
 use crate::ingest::number::is_strictly_numeric;
+pub use crate::ingest::values::MaturityUnit;
 use crate::model::Lever;
 
 /// Mapping problems. The texts are the product's messages.
@@ -123,6 +124,59 @@ pub struct MappingSuggestion {
     pub confidence: f64,
     /// How it was found.
     pub method: MatchMethod,
+    /// For the Maturity column: the unit its bare numbers are read in, from the header
+    /// ([`maturity_unit_from_header`]), else months. The user can change it
+    /// (`AnalyzeOptions::maturity_unit`, `--maturity-unit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maturity_unit: Option<MaturityUnit>,
+}
+
+/// The unit a Maturity header names, if any: days (`days`, `day`, `días`, `dias`, `d`), months
+/// (`months`, `month`, `mths`, `meses`, `mes`, `m`) or years (`years`, `yrs`, `años`, `anos`,
+/// `y`), as a word of the header (`Maturity (days)`, `Plazo_meses`, `VencimientoAnos`,
+/// `Term [y]`); a one-letter unit only as the header's last word. `None` when it names none (the
+/// column's bare numbers are then months, the specification's unit) or names two different ones.
+pub fn maturity_unit_from_header(header: &str) -> Option<MaturityUnit> {
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in header.chars() {
+        if ch.is_alphabetic() {
+            // A new word at a lower-to-upper change ("VencimientoAnos").
+            if ch.is_uppercase() && prev_lower && !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = ch.is_lowercase();
+            let folded = crate::columns::normalize(&ch.to_string());
+            cur.push_str(&folded);
+        } else {
+            prev_lower = false;
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    let last = words.len().saturating_sub(1);
+    let mut found: Option<MaturityUnit> = None;
+    for (i, w) in words.iter().enumerate() {
+        let unit = match w.as_str() {
+            "days" | "day" | "dias" | "dia" => MaturityUnit::Days,
+            "months" | "month" | "mths" | "mth" | "meses" | "mes" => MaturityUnit::Months,
+            "years" | "year" | "yrs" | "yr" | "anos" | "ano" => MaturityUnit::Years,
+            "d" if i == last && i > 0 => MaturityUnit::Days,
+            "m" if i == last && i > 0 => MaturityUnit::Months,
+            "y" if i == last && i > 0 => MaturityUnit::Years,
+            _ => continue,
+        };
+        match found {
+            Some(f) if f != unit => return None,
+            _ => found = Some(unit),
+        }
+    }
+    found
 }
 
 /// Confidence above which a suggestion is accepted.
@@ -193,11 +247,14 @@ pub fn auto_map(source_columns: &[String]) -> Vec<MappingSuggestion> {
         }
         used_s[si] = true;
         used_t[ti] = true;
+        let target = STANDARD_COLUMNS[ti].name;
         out.push(MappingSuggestion {
-            target: STANDARD_COLUMNS[ti].name.to_string(),
+            target: target.to_string(),
             source: source_columns[si].clone(),
             confidence: (conf * 1000.0).round() / 1000.0,
             method,
+            maturity_unit: (target == StandardField::Maturity.name())
+                .then(|| maturity_unit_from_header(&source_columns[si]).unwrap_or_default()),
         });
     }
     out.sort_by_key(|s| StandardField::from_name(&s.target));

@@ -96,6 +96,10 @@ pub struct ExposureRow<'a> {
     /// (`7`, `0`, `2.5`, `abc`); empty otherwise. Rules that read the CQS then refuse the row
     /// ("Invalid Credit_Quality_Step") instead of treating it as unrated.
     pub invalid_cqs: &'a str,
+    /// The Maturity cell as written when it could not be read (neither a date, nor a count, nor
+    /// a count with a unit: `soon`, `-5`); empty otherwise. The decision is flagged "maturity
+    /// unreadable" and a matched row's Match_Details say so.
+    pub invalid_maturity: &'a str,
     /// Collateral_Value.
     pub collateral_value: Option<f64>,
     /// Collateral_Risk_Weight in percent: the weight of a direct exposure to the collateral

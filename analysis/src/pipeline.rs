@@ -42,8 +42,8 @@ use crate::engine::{Decision, Engine};
 use crate::error::{Error, Result};
 use crate::ingest::number::{DecimalStyle, parse_number, write_number};
 use crate::ingest::values::{
-    CqsCell, excel_serial_to_date, parse_bool, parse_date, parse_maturity_days, rating_to_cqs,
-    read_cqs_cell,
+    CqsCell, Maturity, MaturityUnit, excel_serial_to_date, parse_bool, parse_date, rating_to_cqs,
+    read_cqs_cell, read_maturity,
 };
 use crate::ingest::{
     BlockError, CellKind, CsvBlock, FileKind, Input, Limits, RowChunk, RowRef, RowSink, SourceInfo,
@@ -110,6 +110,9 @@ pub struct AnalyzeOptions {
     pub threads: usize,
     /// Rows per chunk.
     pub chunk_rows: usize,
+    /// The unit of the Maturity column's bare numbers; from the header when `None`, else months
+    /// (see [`crate::mapping::maturity_unit_from_header`]).
+    pub maturity_unit: Option<MaturityUnit>,
 }
 
 impl Default for AnalyzeOptions {
@@ -123,6 +126,7 @@ impl Default for AnalyzeOptions {
             bank: None,
             threads: 0,
             chunk_rows: 8 * 1024,
+            maturity_unit: None,
         }
     }
 }
@@ -405,6 +409,9 @@ pub struct AnalysisSummary {
     pub risk_weight_format: RwFormatInfo,
     /// Decimal notation of the amounts.
     pub decimal_style: DecimalStyle,
+    /// How the Maturity column was read (unit, where it came from, values by form); `None`
+    /// when no column is mapped to Maturity.
+    pub maturity: Option<MaturityInfo>,
     /// Totals by Applied_Rule, largest saving first.
     pub by_rule: Vec<GroupSummary>,
     /// Totals by Asset_Class, largest saving first.
@@ -413,6 +420,39 @@ pub struct AnalysisSummary {
     pub flags: BTreeMap<String, u64>,
     /// Things the user should know (ambiguous notation, empty identifiers, ...).
     pub warnings: Vec<String>,
+}
+
+/// Where the unit of a Maturity column's bare numbers came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitSource {
+    /// The header names it (`Maturity (days)`, `Plazo_meses`).
+    Header,
+    /// The header names none: months, the specification's unit.
+    Default,
+    /// Given by the caller (`AnalyzeOptions::maturity_unit`, `--maturity-unit`).
+    Given,
+}
+
+/// How the Maturity column was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MaturityInfo {
+    /// The file's column mapped to Maturity.
+    pub column: String,
+    /// The unit its bare numbers were read in.
+    pub unit: MaturityUnit,
+    /// Where the unit came from.
+    pub unit_source: UnitSource,
+    /// Values read as dates (dates written as text, spreadsheet dates and date serials).
+    pub dates: u64,
+    /// Bare numbers, read in `unit`.
+    pub numbers: u64,
+    /// Numbers with their own unit (`90d`, `3 meses`).
+    pub numbers_with_unit: u64,
+    /// Blank cells.
+    pub blank: u64,
+    /// Values that could not be read (flagged "maturity unreadable" on their rows).
+    pub unreadable: u64,
 }
 
 /// Wall-clock figures of a run.
@@ -457,6 +497,8 @@ struct Plan {
     output_kind: OutputKind,
     format_output: bool,
     numeric_cols: Vec<bool>,
+    maturity_unit: MaturityUnit,
+    maturity_unit_source: UnitSource,
     analysis_type: &'static str,
     reporting_date: NaiveDate,
     warnings: Vec<String>,
@@ -487,18 +529,31 @@ impl Plan {
         }
     }
 
-    /// Builds the engine's view of a row. Allocates nothing.
-    fn exposure<'r>(&self, row: &RowRef<'r>) -> ExposureRow<'r> {
+    /// Builds the engine's view of a row, counting its Maturity's form. Allocates nothing.
+    fn exposure<'r>(&self, row: &RowRef<'r>, forms: &mut MaturityForms) -> ExposureRow<'r> {
         use StandardField as F;
-        let (mut maturity_date, mut residual) = (None, None);
+        let (mut maturity_date, mut residual, mut invalid_maturity) = (None, None, "");
         if let Some(c) = self.map.col(F::Maturity) {
-            let cell = row.get(c);
-            let date = date_cell(row, c);
-            maturity_date = date;
-            residual = match date {
-                Some(d) => Some((d - self.reporting_date).num_days() as f64),
-                None => parse_maturity_days(cell, self.reporting_date),
-            };
+            match read_maturity(row.get(c), self.maturity_unit) {
+                Maturity::Date(d) => {
+                    forms.dates += 1;
+                    maturity_date = Some(d);
+                    residual = Some((d - self.reporting_date).num_days() as f64);
+                }
+                Maturity::Days { days, unit_written } => {
+                    if unit_written {
+                        forms.with_unit += 1;
+                    } else {
+                        forms.numbers += 1;
+                    }
+                    residual = Some(days);
+                }
+                Maturity::Blank => forms.blank += 1,
+                Maturity::Unreadable => {
+                    forms.unreadable += 1;
+                    invalid_maturity = row.text(c).trim();
+                }
+            }
         }
         // The Credit_Quality_Step cell wins; blank or "no rating" falls back to the Rating column;
         // anything else is kept as written so the engine refuses it rather than reading unrated.
@@ -543,6 +598,7 @@ impl Plan {
             country: self.text(row, F::Country),
             cqs,
             invalid_cqs,
+            invalid_maturity,
             collateral_value: self.number(row, F::CollateralValue).map(|n| n.value),
             collateral_rw_pct: self.weight_pct(row, F::CollateralRiskWeight),
             maturity_date,
@@ -649,9 +705,30 @@ impl Agg {
     }
 }
 
+/// Maturity values by form.
+#[derive(Debug, Default, Clone, Copy)]
+struct MaturityForms {
+    dates: u64,
+    numbers: u64,
+    with_unit: u64,
+    blank: u64,
+    unreadable: u64,
+}
+
+impl MaturityForms {
+    fn merge(&mut self, o: &MaturityForms) {
+        self.dates += o.dates;
+        self.numbers += o.numbers;
+        self.with_unit += o.with_unit;
+        self.blank += o.blank;
+        self.unreadable += o.unreadable;
+    }
+}
+
 /// Totals a worker accumulates.
 #[derive(Debug, Default)]
 struct Totals {
+    maturity: MaturityForms,
     rows: u64,
     matched: u64,
     not_matched: u64,
@@ -679,9 +756,11 @@ impl Totals {
         self.by_rule.clear();
         self.by_class.clear();
         self.flags.clear();
+        self.maturity = MaturityForms::default();
     }
 
     fn merge(&mut self, o: &Totals) {
+        self.maturity.merge(&o.maturity);
         self.rows += o.rows;
         self.matched += o.matched;
         self.not_matched += o.not_matched;
@@ -804,7 +883,7 @@ fn process_chunk(
     let rw_dec = plan.rw_decimals();
     for i in 0..chunk.len() {
         let row = chunk.row(i);
-        let er = plan.exposure(&row);
+        let er = plan.exposure(&row, &mut t.maturity);
         let d = engine.evaluate(plan.lever, &er);
         let saving = match er.exposure_amount {
             Some(a) => d.capital_saving(a),
@@ -1217,6 +1296,35 @@ impl Feeder<'_, '_> {
                 }
             }
         }
+        // The unit of the Maturity column's bare numbers: given, else named by the header, else
+        // months (the specification's unit).
+        let maturity_col = map.col(StandardField::Maturity);
+        let header_unit =
+            maturity_col.and_then(|c| crate::mapping::maturity_unit_from_header(&headers[c]));
+        let (maturity_unit, maturity_unit_source) = match (self.opts.maturity_unit, header_unit) {
+            (Some(u), _) => (u, UnitSource::Given),
+            (None, Some(u)) => (u, UnitSource::Header),
+            (None, None) => (MaturityUnit::Months, UnitSource::Default),
+        };
+        if let (Some(c), UnitSource::Default) = (maturity_col, maturity_unit_source) {
+            let bare = (0..sample)
+                .filter(|&i| {
+                    matches!(
+                        read_maturity(chunk.row(i).get(c), MaturityUnit::Months),
+                        Maturity::Days {
+                            unit_written: false,
+                            ..
+                        }
+                    )
+                })
+                .count();
+            if bare > 0 {
+                warnings.push(format!(
+                    "{} holds numbers without a unit ({bare} in the first rows): they were read as months, the specification's unit, since the header names none. If they are days or years, set the unit in the mapping.",
+                    headers[c]
+                ));
+            }
+        }
         let rw = match map.col(StandardField::CurrentRiskWeight) {
             Some(c) => detect_rw_format((0..sample).map(|i| chunk.row(i).get(c)), styles[c]),
             None => RwFormatInfo {
@@ -1299,6 +1407,8 @@ impl Feeder<'_, '_> {
             output_kind,
             format_output: self.format_output,
             numeric_cols,
+            maturity_unit,
+            maturity_unit_source,
             analysis_type: analysis_type(lever),
             reporting_date: self.engine.context().reporting_date,
             warnings,
@@ -1760,6 +1870,31 @@ fn summarise(
         None => None,
     };
     let _ = rows_read;
+    let mut warnings = plan.warnings.clone();
+    let maturity = plan.map.col(StandardField::Maturity).map(|_| {
+        let m = t.maturity;
+        if m.unreadable > 0 {
+            warnings.push(format!(
+                "{} Maturity value(s) could not be read (neither a date, nor a number of {}, nor a number with its unit): those rows were flagged \"maturity unreadable\" and got no short-term treatment.",
+                m.unreadable,
+                plan.maturity_unit.as_str()
+            ));
+        }
+        MaturityInfo {
+            column: plan
+                .mapping
+                .source_for(StandardField::Maturity)
+                .unwrap_or_default()
+                .to_string(),
+            unit: plan.maturity_unit,
+            unit_source: plan.maturity_unit_source,
+            dates: m.dates,
+            numbers: m.numbers,
+            numbers_with_unit: m.with_unit,
+            blank: m.blank,
+            unreadable: m.unreadable,
+        }
+    });
     Ok(AnalysisSummary {
         file_name: input_name.to_string(),
         input_kind: plan.input_kind,
@@ -1794,7 +1929,8 @@ fn summarise(
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
-        warnings: plan.warnings.clone(),
+        maturity,
+        warnings,
     })
 }
 

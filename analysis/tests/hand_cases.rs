@@ -45,6 +45,7 @@ fn args(
         summary: None,
         threads: Some(2),
         max_file_mb: 64,
+        maturity_unit: None,
     }
 }
 

@@ -71,6 +71,7 @@ fn cli_args(output: PathBuf) -> AnalyzeArgs {
         summary: None,
         threads: Some(2),
         max_file_mb: 20,
+        maturity_unit: None,
     }
 }
 

@@ -131,6 +131,7 @@ fn hand_computed_cases() {
             country: get("country"),
             cqs: opt_f64(get("cqs")).map(|c| c as u8),
             invalid_cqs: "",
+            invalid_maturity: "",
             collateral_value: opt_f64(get("coll_value")),
             collateral_rw_pct: opt_f64(get("coll_rw")),
             maturity_date,

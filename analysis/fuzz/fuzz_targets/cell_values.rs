@@ -4,7 +4,7 @@
 
 use analysis::ingest::number::{DecimalStyle, is_strictly_numeric, parse_number};
 use analysis::ingest::values::{
-    parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs,
+    MaturityUnit, parse_bool, parse_cqs, parse_date, parse_maturity_days, rating_to_cqs,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -26,7 +26,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = rating_to_cqs(data);
     let _ = parse_date(data);
     let rd = chrono::NaiveDate::from_ymd_opt(2025, 6, 30).unwrap();
-    if let Some(d) = parse_maturity_days(data, rd) {
-        assert!(!d.is_nan());
+    for unit in [MaturityUnit::Days, MaturityUnit::Months, MaturityUnit::Years] {
+        if let Some(d) = parse_maturity_days(data, unit, rd) {
+            assert!(!d.is_nan());
+        }
     }
 });

@@ -234,44 +234,124 @@ pub const DAYS_PER_YEAR: f64 = 365.25;
 /// See [`DAYS_PER_YEAR`].
 pub const DAYS_PER_MONTH: f64 = DAYS_PER_YEAR / 12.0;
 
-/// Reads a residual maturity in days relative to `reporting_date`: a date (see [`parse_date`];
-/// a date before the reporting date gives a negative number), a count with a unit (`3m`,
-/// `3 months`, `3 meses`, `90d`, `90 días`, `2y`, `2 years`, `2 años`), a plain number (years;
-/// a plain number above 1,000 is read as a spreadsheet date serial).
-pub fn parse_maturity_days(bytes: &[u8], reporting_date: NaiveDate) -> Option<f64> {
+/// The unit of the bare numbers of a Maturity column (`3`, `60`, `120`). The specification's
+/// unit is months; a header that names another unit (`Maturity (days)`, `Plazo_dias`,
+/// `Vencimiento años`) changes it (see [`crate::mapping::maturity_unit_from_header`]), and the
+/// user can change it in the mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaturityUnit {
+    /// Days.
+    Days,
+    /// Months (the specification's unit; the default).
+    #[default]
+    Months,
+    /// Years.
+    Years,
+}
+
+impl MaturityUnit {
+    /// Days in one unit (a month is a twelfth of 365.25 days).
+    pub fn days(self) -> f64 {
+        match self {
+            MaturityUnit::Days => 1.0,
+            MaturityUnit::Months => DAYS_PER_MONTH,
+            MaturityUnit::Years => DAYS_PER_YEAR,
+        }
+    }
+
+    /// The unit's name: `days`, `months`, `years`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MaturityUnit::Days => "days",
+            MaturityUnit::Months => "months",
+            MaturityUnit::Years => "years",
+        }
+    }
+
+    /// Reads a unit name: days, months, years (also day, month, year, d, m, y, and the Spanish
+    /// días, meses, años), case-insensitively.
+    pub fn parse(s: &str) -> Option<MaturityUnit> {
+        let t = s.trim().to_lowercase();
+        match t.as_str() {
+            "d" | "day" | "days" | "dia" | "día" | "dias" | "días" => Some(MaturityUnit::Days),
+            "m" | "month" | "months" | "mes" | "meses" => Some(MaturityUnit::Months),
+            "y" | "year" | "years" | "año" | "años" | "ano" | "anos" => Some(MaturityUnit::Years),
+            _ => None,
+        }
+    }
+}
+
+/// A Maturity cell, read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Maturity {
+    /// Blank: no maturity given.
+    Blank,
+    /// A calendar date (written as a date, or a spreadsheet date serial).
+    Date(NaiveDate),
+    /// A count read in the column's unit (a bare number) or in its own unit (`90d`, `3 meses`),
+    /// as days.
+    Days {
+        /// The count in days.
+        days: f64,
+        /// True when the cell named its unit; false for a bare number read in the column's.
+        unit_written: bool,
+    },
+    /// Something that is neither (`soon`, `-5`, `3 weeks ago`): flagged, never taken as "no
+    /// maturity" in silence.
+    Unreadable,
+}
+
+/// Reads a Maturity cell: a date (see [`parse_date`]); a count with its unit (`3m`, `3 months`,
+/// `3 meses`, `90d`, `90 días`, `2y`, `2 years`, `2 años`, `6 weeks`, `6 semanas`); a bare number
+/// in `unit`. A bare number above 1,000 is a spreadsheet date serial unless the unit is days
+/// (1,825 days is five years). Negative counts and anything else are [`Maturity::Unreadable`].
+/// Allocates nothing.
+pub fn read_maturity(bytes: &[u8], unit: MaturityUnit) -> Maturity {
     let t = trim(bytes);
     if t.is_empty() {
-        return None;
+        return Maturity::Blank;
     }
     if let Some(d) = parse_date(t) {
-        return Some((d - reporting_date).num_days() as f64);
+        return Maturity::Date(d);
     }
     // Split number and unit.
     let split = t
         .iter()
         .position(|b| b.is_ascii_alphabetic() || *b >= 0x80)
         .unwrap_or(t.len());
-    let (n, unit) = (trim(&t[..split]), trim(&t[split..]));
+    let (n, written) = (trim(&t[..split]), trim(&t[split..]));
     if n.is_empty() {
-        return None;
+        return Maturity::Unreadable;
     }
-    let value = parse_number(n, DecimalStyle::Unknown)?.value;
+    let Some(value) = parse_number(n, DecimalStyle::Unknown)
+        .filter(|v| !v.percent)
+        .map(|v| v.value)
+    else {
+        return Maturity::Unreadable;
+    };
     if !value.is_finite() || value < 0.0 {
-        return None;
+        return Maturity::Unreadable;
+    }
+    if written.is_empty() {
+        if value > 1000.0 && unit != MaturityUnit::Days {
+            return match excel_serial_to_date(value) {
+                Some(d) => Maturity::Date(d),
+                None => Maturity::Unreadable,
+            };
+        }
+        return Maturity::Days {
+            days: value * unit.days(),
+            unit_written: false,
+        };
     }
     let mut ubuf = [0u8; 8];
-    let ul = unit.len().min(8);
-    for (d, s) in ubuf.iter_mut().zip(&unit[..ul]) {
+    let ul = written.len().min(8);
+    for (d, s) in ubuf.iter_mut().zip(&written[..ul]) {
         *d = s.to_ascii_lowercase();
     }
     let u = &ubuf[..ul];
-    let factor = if unit.is_empty() {
-        if value > 1000.0 {
-            let date = excel_serial_to_date(value)?;
-            return Some((date - reporting_date).num_days() as f64);
-        }
-        DAYS_PER_YEAR
-    } else if u.starts_with(b"d") {
+    let factor = if u.starts_with(b"d") {
         1.0
     } else if u.starts_with(b"w") || u.starts_with(b"sem") {
         7.0
@@ -280,9 +360,26 @@ pub fn parse_maturity_days(bytes: &[u8], reporting_date: NaiveDate) -> Option<f6
     } else if u.starts_with(b"y") || u.starts_with(b"a") {
         DAYS_PER_YEAR
     } else {
-        return None;
+        return Maturity::Unreadable;
     };
-    Some(value * factor)
+    Maturity::Days {
+        days: value * factor,
+        unit_written: true,
+    }
+}
+
+/// Reads a residual maturity in days relative to `reporting_date` (see [`read_maturity`]; a
+/// date before the reporting date gives a negative number). `None` when blank or unreadable.
+pub fn parse_maturity_days(
+    bytes: &[u8],
+    unit: MaturityUnit,
+    reporting_date: NaiveDate,
+) -> Option<f64> {
+    match read_maturity(bytes, unit) {
+        Maturity::Date(d) => Some((d - reporting_date).num_days() as f64),
+        Maturity::Days { days, .. } => Some(days),
+        Maturity::Blank | Maturity::Unreadable => None,
+    }
 }
 
 /// Formats a date as `YYYY-MM-DD` into a fixed buffer.
@@ -358,6 +455,71 @@ mod tests {
     }
 
     #[test]
+    fn maturities_as_users_write_them() {
+        use Maturity::{Blank, Date, Days, Unreadable};
+        let bare = |days: f64| Days {
+            days,
+            unit_written: false,
+        };
+        let with_unit = |days: f64| Days {
+            days,
+            unit_written: true,
+        };
+        let (d, m, y) = (
+            MaturityUnit::Days,
+            MaturityUnit::Months,
+            MaturityUnit::Years,
+        );
+        // Bare numbers in the column's unit; a month is 365.25 / 12 = 30.4375 days.
+        assert_eq!(read_maturity(b"3", m), bare(91.3125));
+        assert_eq!(read_maturity(b"60", m), bare(1826.25));
+        assert_eq!(read_maturity(b"120", m), bare(3652.5));
+        assert_eq!(read_maturity(b" 4 ", m), bare(121.75));
+        assert_eq!(read_maturity(b"0.25", y), bare(91.3125));
+        assert_eq!(read_maturity(b"5", y), bare(1826.25));
+        assert_eq!(read_maturity(b"92", d), bare(92.0));
+        assert_eq!(read_maturity(b"93", d), bare(93.0));
+        // Days above 1,000 are days, not a date serial; in months or years they are a serial.
+        assert_eq!(read_maturity(b"1825", d), bare(1825.0));
+        assert_eq!(
+            read_maturity(b"45930", m),
+            Date(NaiveDate::from_ymd_opt(2025, 9, 30).unwrap())
+        );
+        // A unit written in the cell wins over the column's.
+        assert_eq!(read_maturity(b"90 dias", m), with_unit(90.0));
+        assert_eq!(read_maturity(b"90 d\xc3\xadas", y), with_unit(90.0));
+        assert_eq!(read_maturity(b"3M", d), with_unit(91.3125));
+        assert_eq!(read_maturity(b"2 years", d), with_unit(730.5));
+        assert_eq!(read_maturity(b"6 semanas", m), with_unit(42.0));
+        // Dates stay dates.
+        assert_eq!(
+            read_maturity(b"30/09/2025", d),
+            Date(NaiveDate::from_ymd_opt(2025, 9, 30).unwrap())
+        );
+        // Blank and unreadable.
+        assert_eq!(read_maturity(b"  ", m), Blank);
+        for bad in [
+            &b"soon"[..],
+            b"-5",
+            b"3 fortnights",
+            b"n/a",
+            b"3%",
+            b"31/02/2025",
+        ] {
+            assert_eq!(
+                read_maturity(bad, m),
+                Unreadable,
+                "{:?}",
+                std::str::from_utf8(bad)
+            );
+        }
+        assert_eq!(MaturityUnit::parse("Días"), Some(d));
+        assert_eq!(MaturityUnit::parse("meses"), Some(m));
+        assert_eq!(MaturityUnit::parse("AÑOS"), Some(y));
+        assert_eq!(MaturityUnit::parse("weeks"), None);
+    }
+
+    #[test]
     fn dates_and_maturities() {
         let rd = NaiveDate::from_ymd_opt(2025, 6, 30).unwrap();
         assert_eq!(
@@ -377,20 +539,20 @@ mod tests {
             NaiveDate::from_ymd_opt(2025, 9, 30)
         );
         assert_eq!(parse_date(b"31/02/2025"), None);
-        assert_eq!(parse_maturity_days(b"2025-09-30", rd), Some(92.0));
-        assert_eq!(parse_maturity_days(b"90d", rd), Some(90.0));
+        let m = MaturityUnit::Months;
+        assert_eq!(parse_maturity_days(b"2025-09-30", m, rd), Some(92.0));
+        assert_eq!(parse_maturity_days(b"90d", m, rd), Some(90.0));
         assert_eq!(
-            parse_maturity_days(b"3 meses", rd),
+            parse_maturity_days(b"3 meses", MaturityUnit::Days, rd),
             Some(3.0 * DAYS_PER_MONTH)
         );
         assert_eq!(
-            parse_maturity_days(b"2 a\xc3\xb1os", rd),
+            parse_maturity_days(b"2 a\xc3\xb1os", m, rd),
             Some(2.0 * DAYS_PER_YEAR)
         );
-        assert_eq!(parse_maturity_days(b"0.25", rd), Some(0.25 * DAYS_PER_YEAR));
-        assert_eq!(parse_maturity_days(b"45930", rd), Some(92.0));
-        assert_eq!(parse_maturity_days(b"soon", rd), None);
-        assert_eq!(parse_maturity_days(b"", rd), None);
+        assert_eq!(parse_maturity_days(b"45930", m, rd), Some(92.0));
+        assert_eq!(parse_maturity_days(b"soon", m, rd), None);
+        assert_eq!(parse_maturity_days(b"", m, rd), None);
         assert_eq!(
             excel_serial_to_date(45930.0),
             NaiveDate::from_ymd_opt(2025, 9, 30)

@@ -174,6 +174,17 @@ impl<'a> Outcome<'a> {
 
 impl Engine {
     pub(crate) fn dispatch<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
+        let mut d = self.dispatch_rules(lever, row);
+        if !row.invalid_maturity.is_empty() {
+            d.flags |= Flags::MATURITY_UNREADABLE;
+            if let Details::Matched(e) = &mut d.details {
+                e.unreadable_maturity = row.invalid_maturity;
+            }
+        }
+        d
+    }
+
+    fn dispatch_rules<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
         let cur = current(row);
         if cur.negative {
             return self.keep(
@@ -282,6 +293,7 @@ impl Engine {
                         | Flags::INVALID_LEI,
                 ),
                 floor_note: None,
+                unreadable_maturity: "",
             }),
             flags,
         }
