@@ -11,11 +11,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{ClientQuery, ClientRead, ClientWrite};
-use crate::db::board::{Category, Column, Task};
 use crate::error::{ApiResult, AppJson};
 use crate::service::Committed;
 use crate::service::board::order::Placement;
-use crate::service::board::{self as service, Board, TaskInput};
+use crate::service::board::{self as service, Board, Category, Column, Task, TaskInput};
 use crate::state::AppState;
 
 /// Response header carrying the board topic's sequence number of the change.

@@ -3,13 +3,11 @@
 //! database collation may not be byte order); the rules (placement, default columns, the "Done"
 //! column) live in `crate::service::board`.
 
-use serde::Serialize;
 use sqlx::{AnyConnection, AnyExecutor, FromRow};
 
-/// A board column.
-#[derive(Debug, Clone, FromRow, Serialize, utoipa::ToSchema, ts_rs::TS)]
-#[ts(export)]
-pub struct Column {
+/// A board column's row.
+#[derive(Debug, Clone, FromRow)]
+pub struct ColumnRow {
     /// Id.
     pub id: String,
     /// The client owning the board.
@@ -20,10 +18,9 @@ pub struct Column {
     pub position: String,
 }
 
-/// A task card.
-#[derive(Debug, Clone, FromRow, Serialize, utoipa::ToSchema, ts_rs::TS)]
-#[ts(export)]
-pub struct Task {
+/// A task's row, with its category's name.
+#[derive(Debug, Clone, FromRow)]
+pub struct TaskRow {
     /// Id.
     pub id: String,
     /// The client owning the board.
@@ -54,25 +51,23 @@ pub struct Task {
     pub updated_at: String,
 }
 
-/// A task category: a default one (visible to all, never deletable) or one of the client's own.
-#[derive(Debug, Clone, FromRow, Serialize, utoipa::ToSchema, ts_rs::TS)]
-#[ts(export)]
-pub struct Category {
+/// A task category's row: a default one (visible to all) or one of the client's own.
+#[derive(Debug, Clone, FromRow)]
+pub struct CategoryRow {
     /// Id.
     pub id: String,
     /// Name.
     pub name: String,
     /// The owning client; none for default categories.
     pub client_id: Option<String>,
-    /// Whether this is a default category (1) or the client's own (0).
-    #[ts(type = "number")]
+    /// 1 for a default category, 0 for the client's own.
     pub is_default: i64,
     /// Creator.
     pub created_by: Option<String>,
 }
 
 /// Sorts columns by `(position, id)`, byte-wise.
-pub fn sort_columns(cols: &mut [Column]) {
+pub fn sort_columns(cols: &mut [ColumnRow]) {
     cols.sort_by(|a, b| {
         a.position
             .as_bytes()
@@ -82,7 +77,7 @@ pub fn sort_columns(cols: &mut [Column]) {
 }
 
 /// Sorts tasks by `(column_id, position, id)`: within each column, the board order.
-pub fn sort_tasks(tasks: &mut [Task]) {
+pub fn sort_tasks(tasks: &mut [TaskRow]) {
     tasks.sort_by(|a, b| {
         a.column_id
             .cmp(&b.column_id)
@@ -96,8 +91,8 @@ const TASK_SELECT: &str = "SELECT t.id, t.client_id, t.column_id, t.title, t.des
     FROM kanban_tasks t LEFT JOIN kanban_categories c ON c.id = t.category_id";
 
 /// The columns of a client's board, in board order.
-pub async fn columns<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Result<Vec<Column>> {
-    let mut cols: Vec<Column> = sqlx::query_as(
+pub async fn columns<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Result<Vec<ColumnRow>> {
+    let mut cols: Vec<ColumnRow> = sqlx::query_as(
         "SELECT id, client_id, name, position FROM kanban_columns WHERE client_id = $1",
     )
     .bind(client_id)
@@ -108,9 +103,9 @@ pub async fn columns<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Res
 }
 
 /// The tasks of a client's board, grouped by column id and in order within each column.
-pub async fn tasks<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Result<Vec<Task>> {
+pub async fn tasks<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Result<Vec<TaskRow>> {
     let sql = format!("{TASK_SELECT} WHERE t.client_id = $1");
-    let mut tasks: Vec<Task> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let mut tasks: Vec<TaskRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(client_id)
         .fetch_all(ex)
         .await?;
@@ -123,7 +118,7 @@ pub async fn task<'e>(
     ex: impl AnyExecutor<'e>,
     client_id: &str,
     id: &str,
-) -> sqlx::Result<Option<Task>> {
+) -> sqlx::Result<Option<TaskRow>> {
     let sql = format!("{TASK_SELECT} WHERE t.client_id = $1 AND t.id = $2");
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(client_id)
@@ -137,7 +132,7 @@ pub async fn column<'e>(
     ex: impl AnyExecutor<'e>,
     client_id: &str,
     id: &str,
-) -> sqlx::Result<Option<Column>> {
+) -> sqlx::Result<Option<ColumnRow>> {
     sqlx::query_as(
         "SELECT id, client_id, name, position FROM kanban_columns WHERE client_id = $1 AND id = $2",
     )
@@ -151,7 +146,7 @@ pub async fn column<'e>(
 pub async fn categories<'e>(
     ex: impl AnyExecutor<'e>,
     client_id: &str,
-) -> sqlx::Result<Vec<Category>> {
+) -> sqlx::Result<Vec<CategoryRow>> {
     sqlx::query_as(
         "SELECT id, name, client_id, is_default, created_by FROM kanban_categories
          WHERE is_default = 1 OR client_id = $1 ORDER BY name, id",
@@ -166,7 +161,7 @@ pub async fn category<'e>(
     ex: impl AnyExecutor<'e>,
     client_id: &str,
     id: &str,
-) -> sqlx::Result<Option<Category>> {
+) -> sqlx::Result<Option<CategoryRow>> {
     sqlx::query_as(
         "SELECT id, name, client_id, is_default, created_by FROM kanban_categories
          WHERE id = $1 AND (is_default = 1 OR client_id = $2)",
@@ -178,7 +173,7 @@ pub async fn category<'e>(
 }
 
 /// Inserts a column (its key chosen by the caller).
-pub async fn insert_column(conn: &mut AnyConnection, col: &Column) -> sqlx::Result<()> {
+pub async fn insert_column(conn: &mut AnyConnection, col: &ColumnRow) -> sqlx::Result<()> {
     let now = super::now();
     sqlx::query("INSERT INTO kanban_columns (id, client_id, name, position, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)")
         .bind(&col.id)
@@ -197,7 +192,7 @@ pub async fn rename_column(
     client_id: &str,
     id: &str,
     name: &str,
-) -> sqlx::Result<Option<Column>> {
+) -> sqlx::Result<Option<ColumnRow>> {
     let r = sqlx::query(
         "UPDATE kanban_columns SET name = $1, updated_at = $2 WHERE id = $3 AND client_id = $4",
     )
@@ -315,7 +310,7 @@ pub async fn update_task(
     client_id: &str,
     id: &str,
     f: &TaskFields<'_>,
-) -> sqlx::Result<Option<Task>> {
+) -> sqlx::Result<Option<TaskRow>> {
     let r = sqlx::query(
         "UPDATE kanban_tasks SET title = $1, description = $2, category_id = $3, priority = $4, due_date = $5, updated_at = $6
          WHERE id = $7 AND client_id = $8",
@@ -391,7 +386,7 @@ pub async fn set_task_position(
 }
 
 /// Inserts one of a client's own categories.
-pub async fn insert_category(conn: &mut AnyConnection, c: &Category) -> sqlx::Result<()> {
+pub async fn insert_category(conn: &mut AnyConnection, c: &CategoryRow) -> sqlx::Result<()> {
     sqlx::query("INSERT INTO kanban_categories (id, name, client_id, is_default, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
         .bind(&c.id)
         .bind(&c.name)

@@ -425,8 +425,8 @@ async fn categories_default_ones_cannot_be_deleted() {
     )
     .await;
     assert_eq!(
-        (st, cat["is_default"].as_i64()),
-        (StatusCode::CREATED, Some(0))
+        (st, cat["is_default"].as_bool()),
+        (StatusCode::CREATED, Some(false))
     );
     let cid = cat["id"].as_str().unwrap();
     // Another client does not see it and cannot use or delete it.

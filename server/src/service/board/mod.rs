@@ -14,7 +14,7 @@ use sqlx::AnyConnection;
 
 use self::order::{Keyed, Placement, key_after, keys, place_key, rebalanced};
 use super::{Audit, Change, Committed, Scope, clean_name};
-use crate::db::board::{self as db, Category, Column, NewTask, Task, TaskFields};
+use crate::db::board::{self as db, CategoryRow, ColumnRow, NewTask, TaskFields, TaskRow};
 use crate::error::{ApiError, ApiResult};
 use crate::realtime::{self, Event, Topic};
 use crate::state::AppState;
@@ -27,6 +27,155 @@ pub const MAX_DESCRIPTION: usize = 5000;
 pub const MAX_NAME: usize = 100;
 /// The columns every board starts with.
 pub const DEFAULT_COLUMNS: [&str; 4] = ["To Do", "In Progress", "Review", "Done"];
+
+/// A board column.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct Column {
+    /// Id.
+    pub id: String,
+    /// The client owning the board.
+    pub client_id: String,
+    /// Name.
+    pub name: String,
+    /// Fractional order key; columns sort by `(position, id)`.
+    pub position: String,
+}
+
+impl From<ColumnRow> for Column {
+    fn from(r: ColumnRow) -> Column {
+        Column {
+            id: r.id,
+            client_id: r.client_id,
+            name: r.name,
+            position: r.position,
+        }
+    }
+}
+
+/// A task's priority.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum TaskPriority {
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+}
+
+impl TaskPriority {
+    /// Reads a priority as a caller or the database writes it (any case); `None` for anything
+    /// else.
+    pub fn parse(s: &str) -> Option<TaskPriority> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "low" => Some(TaskPriority::Low),
+            "medium" => Some(TaskPriority::Medium),
+            "high" => Some(TaskPriority::High),
+            _ => None,
+        }
+    }
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskPriority::Low => "low",
+            TaskPriority::Medium => "medium",
+            TaskPriority::High => "high",
+        }
+    }
+}
+
+/// A task card.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct Task {
+    /// Id.
+    pub id: String,
+    /// The client owning the board.
+    pub client_id: String,
+    /// The column holding the task.
+    pub column_id: String,
+    /// Title (at least one character).
+    pub title: String,
+    /// Description (may be empty).
+    pub description: String,
+    /// Category, if any.
+    pub category_id: Option<String>,
+    /// Name of the category, if any.
+    pub category_name: Option<String>,
+    /// Priority, if set.
+    pub priority: Option<TaskPriority>,
+    /// Due date (`YYYY-MM-DD`).
+    pub due_date: Option<String>,
+    /// When the task reached the board's "Done" column (RFC 3339), if it is there.
+    pub completed_at: Option<String>,
+    /// Fractional order key within the column; tasks sort by `(position, id)`.
+    pub position: String,
+    /// Creator.
+    pub created_by: Option<String>,
+    /// Creation time (RFC 3339).
+    pub created_at: String,
+    /// Last change (RFC 3339).
+    pub updated_at: String,
+}
+
+impl From<TaskRow> for Task {
+    fn from(r: TaskRow) -> Task {
+        Task {
+            id: r.id,
+            client_id: r.client_id,
+            column_id: r.column_id,
+            title: r.title,
+            description: r.description,
+            category_id: r.category_id,
+            category_name: r.category_name,
+            priority: r.priority.as_deref().and_then(TaskPriority::parse),
+            due_date: r.due_date,
+            completed_at: r.completed_at,
+            position: r.position,
+            created_by: r.created_by,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+/// A task category: a default one (visible to every client, never deletable) or one of the
+/// client's own.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct Category {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// The owning client; none for default categories.
+    pub client_id: Option<String>,
+    /// Whether this is a default category.
+    pub is_default: bool,
+    /// Creator.
+    pub created_by: Option<String>,
+}
+
+impl From<CategoryRow> for Category {
+    fn from(r: CategoryRow) -> Category {
+        Category {
+            id: r.id,
+            name: r.name,
+            client_id: r.client_id,
+            is_default: r.is_default != 0,
+            created_by: r.created_by,
+        }
+    }
+}
+
+fn all<R, W: From<R>>(rows: Vec<R>) -> Vec<W> {
+    rows.into_iter().map(W::from).collect()
+}
 
 /// A whole board.
 #[derive(Debug, Serialize, utoipa::ToSchema, ts_rs::TS)]
@@ -129,11 +278,15 @@ fn validate_task(input: &TaskInput<'_>) -> ApiResult<Fields> {
             "Description must not contain control characters",
         ));
     }
-    let priority = match input.priority.map(|p| p.trim().to_ascii_lowercase()) {
+    let priority = match input.priority.map(str::trim) {
         None => None,
-        Some(p) if p.is_empty() || p == "none" => None,
-        Some(p) if ["low", "medium", "high"].contains(&p.as_str()) => Some(p),
-        Some(_) => return Err(ApiError::validation("Priority must be low, medium or high")),
+        Some(p) if p.is_empty() || p.eq_ignore_ascii_case("none") => None,
+        Some(p) => Some(
+            TaskPriority::parse(p)
+                .ok_or_else(|| ApiError::validation("Priority must be low, medium or high"))?
+                .as_str()
+                .to_string(),
+        ),
     };
     let due_date = match input.due_date.map(str::trim).filter(|d| !d.is_empty()) {
         None => None,
@@ -170,7 +323,7 @@ fn is_done_column(name: &str) -> bool {
 
 /// The completion time of a task placed in `column`: kept (or set now) in "Done", cleared
 /// elsewhere.
-fn completion(column: &Column, current: Option<&str>) -> Option<String> {
+fn completion(column: &ColumnRow, current: Option<&str>) -> Option<String> {
     is_done_column(&column.name).then(|| current.map_or_else(crate::db::now, str::to_owned))
 }
 
@@ -192,14 +345,14 @@ pub async fn create_default_columns(
         .iter()
         .zip(keys::sequence(DEFAULT_COLUMNS.len()))
     {
-        let col = Column {
+        let col = ColumnRow {
             id: crate::db::new_id(),
             client_id: client_id.to_string(),
             name: name.to_string(),
             position,
         };
         db::insert_column(conn, &col).await?;
-        out.push(col);
+        out.push(col.into());
     }
     Ok(out)
 }
@@ -215,9 +368,9 @@ pub async fn board(state: &AppState, scope: &Scope) -> ApiResult<Board> {
         client_id: client_id.clone(),
         client_name: scope.client_name.clone(),
         seq,
-        columns: db::columns(pool, client_id).await?,
-        tasks: db::tasks(pool, client_id).await?,
-        categories: db::categories(pool, client_id).await?,
+        columns: all(db::columns(pool, client_id).await?),
+        tasks: all(db::tasks(pool, client_id).await?),
+        categories: all(db::categories(pool, client_id).await?),
     })
 }
 
@@ -234,13 +387,14 @@ pub async fn create_column(
     let name = clean_name(name, "Column", MAX_NAME)?;
     let mut ch = begin(state, scope).await?;
     let cols = db::columns(ch.conn(), &scope.client_id).await?;
-    let col = Column {
+    let col = ColumnRow {
         id: crate::db::new_id(),
         client_id: scope.client_id.clone(),
         name,
         position: key_after(cols.last().map(|c| c.position.as_str())),
     };
     db::insert_column(ch.conn(), &col).await?;
+    let col = Column::from(col);
     let patch = BoardPatch {
         columns: vec![col.clone()],
         ..Default::default()
@@ -283,9 +437,11 @@ pub async fn rename_column(
 ) -> ApiResult<Committed<Column>> {
     let name = clean_name(name, "Column", MAX_NAME)?;
     let mut ch = begin(state, scope).await?;
-    let col = db::rename_column(ch.conn(), &scope.client_id, id, &name)
-        .await?
-        .ok_or_else(column_not_found)?;
+    let col = Column::from(
+        db::rename_column(ch.conn(), &scope.client_id, id, &name)
+            .await?
+            .ok_or_else(column_not_found)?,
+    );
     let patch = BoardPatch {
         columns: vec![col.clone()],
         ..Default::default()
@@ -332,7 +488,7 @@ pub async fn move_column(
     for (cid, key) in &updates {
         db::set_column_position(ch.conn(), client_id, cid, key).await?;
         if let Some(c) = db::column(ch.conn(), client_id, cid).await? {
-            changed.push(c);
+            changed.push(Column::from(c));
         }
     }
     let patch = BoardPatch {
@@ -392,9 +548,11 @@ pub async fn create_task(
         &f.as_db(),
     )
     .await?;
-    let task = db::task(ch.conn(), client_id, &id)
-        .await?
-        .ok_or_else(task_not_found)?;
+    let task = Task::from(
+        db::task(ch.conn(), client_id, &id)
+            .await?
+            .ok_or_else(task_not_found)?,
+    );
     let patch = BoardPatch {
         tasks: vec![task.clone()],
         ..Default::default()
@@ -420,9 +578,11 @@ pub async fn update_task(
     let client_id = &scope.client_id;
     let mut ch = begin(state, scope).await?;
     check_category(ch.conn(), client_id, &f).await?;
-    let task = db::update_task(ch.conn(), client_id, id, &f.as_db())
-        .await?
-        .ok_or_else(task_not_found)?;
+    let task = Task::from(
+        db::update_task(ch.conn(), client_id, id, &f.as_db())
+            .await?
+            .ok_or_else(task_not_found)?,
+    );
     let patch = BoardPatch {
         tasks: vec![task.clone()],
         ..Default::default()
@@ -503,7 +663,7 @@ pub async fn move_task(
     let mut changed = Vec::with_capacity(updates.len());
     for (tid, _) in &updates {
         if let Some(t) = db::task(ch.conn(), client_id, tid).await? {
-            changed.push(t);
+            changed.push(Task::from(t));
         }
     }
     let patch = BoardPatch {
@@ -535,7 +695,7 @@ pub async fn create_category(
     name: &str,
 ) -> ApiResult<Committed<Category>> {
     let name = clean_name(name, "Category", MAX_NAME)?;
-    let cat = Category {
+    let cat = CategoryRow {
         id: crate::db::new_id(),
         name,
         client_id: Some(scope.client_id.clone()),
@@ -544,6 +704,7 @@ pub async fn create_category(
     };
     let mut ch = begin(state, scope).await?;
     db::insert_category(ch.conn(), &cat).await?;
+    let cat = Category::from(cat);
     let patch = BoardPatch {
         categories: vec![cat.clone()],
         ..Default::default()
@@ -586,7 +747,7 @@ pub async fn delete_category(
     let mut tasks = Vec::with_capacity(affected.len());
     for tid in &affected {
         if let Some(t) = db::task(ch.conn(), client_id, tid).await? {
-            tasks.push(t);
+            tasks.push(Task::from(t));
         }
     }
     let patch = BoardPatch {
@@ -677,7 +838,7 @@ mod tests {
 
     #[test]
     fn the_done_column_sets_and_keeps_the_completion_time() {
-        let col = |name: &str| Column {
+        let col = |name: &str| ColumnRow {
             id: "c".into(),
             client_id: "x".into(),
             name: name.into(),

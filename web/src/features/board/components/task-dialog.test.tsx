@@ -6,7 +6,7 @@ import userEvent from '@testing-library/user-event'
 import { AddColumnDialog } from './add-column-dialog'
 import { TaskDialog } from './task-dialog'
 
-const categories: Category[] = [{ id: 'cat-1', client_id: null, name: 'Data quality', is_default: 1, created_by: null }]
+const categories: Category[] = [{ id: 'cat-1', client_id: null, name: 'Data quality', is_default: true, created_by: null }]
 
 const task = {
   id: 't-1', client_id: 'c-1', column_id: 'todo', title: 'Reconcile', description: 'PSE list', category_id: 'cat-1',
