@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react'
+import { act, screen, waitFor } from '@testing-library/react'
 
 import { useAuthStore } from '@/lib/auth-store'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
@@ -146,5 +146,70 @@ describe('route guard', () => {
     renderRoutes(routes, '/no/such/page')
     expect(await screen.findByRole('heading', { name: 'Oops! Page not found' })).toBeInTheDocument()
     expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/')
+  })
+})
+
+describe('route guard on paths that do not exist', () => {
+  it('sends an anonymous visitor of /client/anything to /login with the origin path', async () => {
+    anonymous()
+    const { router } = renderRoutes(routes, '/client/anything/deeper?x=1')
+    expect(await screen.findByRole('heading', { name: 'Welcome Back' })).toBeInTheDocument()
+    expect(router.state.location.pathname).toBe('/login')
+    expect(new URLSearchParams(router.state.location.search).get('redirect')).toBe('/client/anything/deeper?x=1')
+    expect(router.state.location.state).toEqual({ from: '/client/anything/deeper?x=1' })
+    expect(screen.queryByText('Oops! Page not found')).not.toBeInTheDocument()
+  })
+
+  it('sends an anonymous visitor of /admin/anything to /login with the origin path', async () => {
+    anonymous()
+    const { router } = renderRoutes(routes, '/admin/anything')
+    await screen.findByRole('heading', { name: 'Welcome Back' })
+    expect(new URLSearchParams(router.state.location.search).get('redirect')).toBe('/admin/anything')
+  })
+
+  it('sends a non-admin on /admin/anything to /client/home', async () => {
+    signedInAs('user')
+    const { router } = renderRoutes(routes, '/admin/anything')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+    expect(await screen.findByRole('heading', { name: /Welcome, Ana/ })).toBeInTheDocument()
+    expect(screen.queryByText('Oops! Page not found')).not.toBeInTheDocument()
+  })
+
+  it('shows an admin the 404 inside the shell, with a way back to the dashboard', async () => {
+    signedInAs('admin')
+    const { router } = renderRoutes(routes, '/admin/anything')
+    expect(await screen.findByRole('heading', { name: 'Oops! Page not found' })).toBeInTheDocument()
+    expect(router.state.location.pathname).toBe('/admin/anything')
+    expect(screen.getByTestId('not-found-in-shell')).toBeInTheDocument()
+    expect(screen.getByRole('navigation', { name: 'Admin navigation' })).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/admin/dashboard')
+  })
+
+  it('shows a signed-in user the 404 inside the shell on /client/anything', async () => {
+    signedInAs('user')
+    renderRoutes(routes, '/client/anything')
+    expect(await screen.findByRole('heading', { name: 'Oops! Page not found' })).toBeInTheDocument()
+    expect(screen.getByRole('navigation', { name: 'Client navigation' })).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/client/home')
+  })
+
+  it("takes a signed-in user from the stand-alone 404 to their home, not the landing page", async () => {
+    signedInAs('admin')
+    renderRoutes(routes, '/no/such/page')
+    expect(await screen.findByRole('heading', { name: 'Oops! Page not found' })).toBeInTheDocument()
+    await waitFor(() => expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/admin/dashboard'))
+  })
+})
+
+describe('tab titles', () => {
+  it('names the page in the tab title', async () => {
+    anonymous()
+    const { router } = renderRoutes(routes, '/login')
+    await screen.findByRole('heading', { name: 'Welcome Back' })
+    await waitFor(() => expect(document.title).toBe('Sign in · CapOpt'))
+    await act(() => router.navigate('/no/such/page'))
+    await waitFor(() => expect(document.title).toBe('Page not found · CapOpt'))
+    await act(() => router.navigate('/'))
+    await waitFor(() => expect(document.title).toBe('CapOpt · Capital Optimization'))
   })
 })

@@ -4,10 +4,15 @@ import { Outlet, ScrollRestoration } from 'react-router'
 import { SESSION_REFRESH_INTERVAL_MS, useAuthStore } from '@/lib/auth-store'
 
 import { AuthOverlay } from './auth-overlay'
+import { useRouteTitle } from './titles'
 
-/** Restores the session once, keeps it fresh while signed in, and shows the auth overlay. */
+/**
+ * Restores the session once, keeps it fresh while signed in, shows the auth overlay and sets the
+ * tab title of the matched route.
+ */
 export function RootLayout() {
   const status = useAuthStore((s) => s.status)
+  useRouteTitle()
 
   useEffect(() => {
     if (useAuthStore.getState().status === 'initializing') void useAuthStore.getState().restore()

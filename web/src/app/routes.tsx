@@ -5,7 +5,21 @@ import { paths } from '@/config/paths'
 import { GuestOnly, RequireAuth } from './guard'
 import { RootLayout, RouteFallback } from './root-layout'
 
-/** The route table. Page modules load lazily so the landing page does not carry the app. */
+/**
+ * An unknown path under /admin or /client. It sits inside the guarded area, so the guard answers
+ * first (anonymous: /login with the origin path; a non-admin on /admin: /client/home) and only a
+ * user allowed in sees the 404, inside the shell.
+ */
+const notFoundInShell: RouteObject = {
+  path: '*',
+  lazy: () => import('./routes/not-found').then((m) => ({ Component: m.InShell })),
+  handle: { title: 'Page not found' },
+}
+
+/**
+ * The route table. Page modules load lazily so the landing page does not carry the app. A
+ * route's `handle.title` is its tab title (`RouteHandle`).
+ */
 export const routes: RouteObject[] = [
   {
     element: <RootLayout />,
@@ -15,14 +29,14 @@ export const routes: RouteObject[] = [
       { path: paths.home.path, lazy: () => import('./routes/landing') },
       {
         element: <GuestOnly />,
-        children: [{ path: paths.login.path, lazy: () => import('./routes/login') }],
+        children: [{ path: paths.login.path, lazy: () => import('./routes/login'), handle: { title: 'Sign in' } }],
       },
-      { path: paths.forgotPassword.path, lazy: () => import('./routes/forgot-password') },
-      { path: paths.resetPassword.path, lazy: () => import('./routes/reset-password') },
-      { path: paths.signup.path, lazy: () => import('./routes/signup') },
-      { path: paths.terms.path, lazy: () => import('./routes/legal').then((m) => ({ Component: m.TermsRoute })) },
-      { path: paths.privacy.path, lazy: () => import('./routes/legal').then((m) => ({ Component: m.PrivacyRoute })) },
-      { path: paths.cookies.path, lazy: () => import('./routes/legal').then((m) => ({ Component: m.CookiesRoute })) },
+      { path: paths.forgotPassword.path, lazy: () => import('./routes/forgot-password'), handle: { title: 'Forgot password' } },
+      { path: paths.resetPassword.path, lazy: () => import('./routes/reset-password'), handle: { title: 'Set password' } },
+      { path: paths.signup.path, lazy: () => import('./routes/signup'), handle: { title: 'Create your account' } },
+      { path: paths.terms.path, lazy: () => import('./routes/legal').then((m) => ({ Component: m.TermsRoute })), handle: { title: 'Terms of Service' } },
+      { path: paths.privacy.path, lazy: () => import('./routes/legal').then((m) => ({ Component: m.PrivacyRoute })), handle: { title: 'Privacy Policy' } },
+      { path: paths.cookies.path, lazy: () => import('./routes/legal').then((m) => ({ Component: m.CookiesRoute })), handle: { title: 'Cookie Policy' } },
       {
         path: paths.admin.root.path,
         element: <RequireAuth area="admin" />,
@@ -31,7 +45,8 @@ export const routes: RouteObject[] = [
             lazy: () => import('./routes/app-layout'),
             children: [
               { index: true, element: <Navigate to={paths.admin.dashboard.getHref()} replace /> },
-              { path: paths.admin.dashboard.path, lazy: () => import('./routes/admin/dashboard') },
+              { path: paths.admin.dashboard.path, lazy: () => import('./routes/admin/dashboard'), handle: { title: 'Admin Dashboard' } },
+              notFoundInShell,
             ],
           },
         ],
@@ -44,15 +59,16 @@ export const routes: RouteObject[] = [
             lazy: () => import('./routes/app-layout'),
             children: [
               { index: true, element: <Navigate to={paths.client.home.getHref()} replace /> },
-              { path: paths.client.home.path, lazy: () => import('./routes/client/home') },
-              { path: paths.client.board.path, lazy: () => import('./routes/client/board') },
-              { path: paths.client.reports.path, lazy: () => import('./routes/client/report-generator') },
-              { path: paths.client.reportEditor.path, lazy: () => import('./routes/client/report-editor') },
+              { path: paths.client.home.path, lazy: () => import('./routes/client/home'), handle: { title: 'Home' } },
+              { path: paths.client.board.path, lazy: () => import('./routes/client/board'), handle: { title: 'Task Board' } },
+              { path: paths.client.reports.path, lazy: () => import('./routes/client/report-generator'), handle: { title: 'Report Generator' } },
+              { path: paths.client.reportEditor.path, lazy: () => import('./routes/client/report-editor'), handle: { title: 'Report Editor' } },
+              notFoundInShell,
             ],
           },
         ],
       },
-      { path: '*', lazy: () => import('./routes/not-found') },
+      { path: '*', lazy: () => import('./routes/not-found'), handle: { title: 'Page not found' } },
     ],
   },
 ]
