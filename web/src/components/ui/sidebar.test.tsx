@@ -51,6 +51,32 @@ describe('sidebar', () => {
     expect(document.cookie).toContain(`${SIDEBAR_COOKIE}=true`)
   })
 
+  it('leaves Ctrl+B to editable elements (bold in the report editor) and to handled events', () => {
+    render(
+      <SidebarProvider>
+        <Sidebar label="Admin navigation">
+          <Label />
+        </Sidebar>
+        <input aria-label="Report name" />
+        <textarea aria-label="Notes" />
+        <div contentEditable="true" suppressContentEditableWarning aria-label="Section content">
+          <p>text</p>
+        </div>
+        <button type="button" onKeyDown={(e) => e.preventDefault()}>
+          Handles its keys
+        </button>
+      </SidebarProvider>,
+    )
+    fireEvent.keyDown(screen.getByLabelText('Report name'), { key: 'b', ctrlKey: true })
+    fireEvent.keyDown(screen.getByLabelText('Notes'), { key: 'b', metaKey: true })
+    fireEvent.keyDown(screen.getByText('text'), { key: 'b', ctrlKey: true })
+    fireEvent.keyDown(screen.getByRole('button', { name: 'Handles its keys' }), { key: 'b', ctrlKey: true })
+    expect(sidebar()).toHaveAttribute('data-state', 'expanded')
+    // The same shortcut anywhere else still toggles.
+    fireEvent.keyDown(document.body, { key: 'b', ctrlKey: true })
+    expect(sidebar()).toHaveAttribute('data-state', 'collapsed')
+  })
+
   it('ignores B without a modifier', () => {
     renderSidebar()
     fireEvent.keyDown(window, { key: 'b' })

@@ -28,6 +28,22 @@ export const SIDEBAR_WIDTH_ICON = '3rem'
 /** Ctrl+B (Cmd+B on a Mac) toggles the sidebar. */
 export const SIDEBAR_SHORTCUT = 'b'
 
+/**
+ * True when the sidebar shortcut should toggle the sidebar: Ctrl/Cmd+B that nothing else handled
+ * and that was not typed into an editable element (in the report editor Ctrl+B makes text bold).
+ */
+export function isSidebarShortcut(event: KeyboardEvent): boolean {
+  if (event.key.toLowerCase() !== SIDEBAR_SHORTCUT || !(event.ctrlKey || event.metaKey) || event.altKey) return false
+  if (event.defaultPrevented) return false
+  const target = event.target
+  if (target instanceof HTMLElement) {
+    if (target.isContentEditable || target.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]')) {
+      return false
+    }
+  }
+  return true
+}
+
 type SidebarContextValue = {
   /** Desktop: expanded (true) or icon mode (false). */
   open: boolean
@@ -68,7 +84,7 @@ export function SidebarProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key.toLowerCase() === SIDEBAR_SHORTCUT && (event.ctrlKey || event.metaKey) && !event.altKey) {
+      if (isSidebarShortcut(event)) {
         event.preventDefault()
         toggle()
       }
