@@ -45,6 +45,10 @@ pub enum Error {
     #[error("Invalid bank figures: {0}")]
     InvalidFigures(String),
 
+    /// A calculator input that cannot be used (a margin of 150 %, 41 projection years, ...).
+    #[error("Invalid calculator input: {0}")]
+    Calculator(String),
+
     /// Input or output failure.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

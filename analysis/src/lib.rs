@@ -8,7 +8,7 @@
 //! the row engine ([`engine::Engine::evaluate`]), the rules ([`rules`]), the reference-data
 //! indexes built from text ([`refdata::RefData::builtin`] and the `*_from_str` loaders), column
 //! detection and mapping ([`columns`], [`mapping`]), classification ([`classify`]), the CET1
-//! arithmetic ([`savings`]), the value parsers ([`ingest::values`], [`ingest::number`]), output
+//! arithmetic ([`savings`]) and the calculator ([`calculator`]), the value parsers ([`ingest::values`], [`ingest::number`]), output
 //! naming and cell formatting ([`output`]).
 //!
 //! Reads files, only when given a path: [`ingest::Input::Path`] (opened read-only; a CSV is
@@ -31,6 +31,7 @@
 //! synthetic data generator (`generate`) and the `analysis-cli` binary. The `capopt` server binary
 //! enables it; the library the server's request handlers use does not need it.
 
+pub mod calculator;
 pub mod classify;
 #[cfg(feature = "cli")]
 pub mod cli;

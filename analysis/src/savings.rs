@@ -73,6 +73,20 @@ pub fn bps_exact(fig: &BankFigures, delta_rwa: f64) -> Result<f64> {
     Ok(10_000.0 * c * delta_rwa / (r * (r - delta_rwa)))
 }
 
+/// The RWA reduction that gains exactly `bps` basis points of CET1 ratio: the inverse of
+/// [`bps_exact`], `ΔR = bps × R² / (10,000 × C + bps × R)` (always below `R`). For "optimise by
+/// bps" screens; the bps they then show come from [`bps_exact`] of this reduction.
+pub fn rwa_for_bps_exact(fig: &BankFigures, bps: f64) -> Result<f64> {
+    fig.validate()?;
+    if !bps.is_finite() || bps < 0.0 {
+        return Err(Error::InvalidFigures(format!(
+            "the basis points to gain must be zero or positive, found {bps}"
+        )));
+    }
+    let (r, c) = (fig.total_rwas, fig.cet1_capital);
+    Ok(bps * r * r / (10_000.0 * c + bps * r))
+}
+
 /// RWAs per basis point for linear per-row attribution: `R² / (10,000 × C)`
 /// (equivalently `R / (10,000 × ρ)`).
 pub fn bps_linear_factor(fig: &BankFigures) -> Result<f64> {
@@ -172,6 +186,20 @@ mod tests {
         assert!((factor - 76_923_076.92).abs() < 1.0, "{factor}");
         assert!((bps_linear(&k01(), 1e9).unwrap() - 13.0).abs() < 1e-9);
         assert!((capital_at_ratio(1e9, 0.13).unwrap() - 130e6).abs() < 1e-3);
+    }
+
+    #[test]
+    fn rwa_for_bps_inverts_the_exact_gain() {
+        // 10 bps on R = 100bn, C = 13bn: ΔR = 10 x 1e22 / (1.3e14 + 1e12) = 763,358,778.63;
+        // 13 / (100 - 0.76335877863) = 13.1000 %.
+        let d = rwa_for_bps_exact(&k01(), 10.0).unwrap();
+        assert!((d - 763_358_778.625_954_2).abs() < 1e-3, "{d}");
+        for bps in [0.0, 0.5, 13.1313, 200.0, 5_000.0] {
+            let back = bps_exact(&k01(), rwa_for_bps_exact(&k01(), bps).unwrap()).unwrap();
+            assert!((back - bps).abs() < 1e-9 * bps.max(1.0), "{bps} -> {back}");
+        }
+        assert!(rwa_for_bps_exact(&k01(), -1.0).is_err());
+        assert!(rwa_for_bps_exact(&k01(), f64::INFINITY).is_err());
     }
 
     #[test]
