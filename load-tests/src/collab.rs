@@ -30,7 +30,7 @@ use crate::common::{self, Percentiles};
 
 /// Options of the collaboration scenario.
 #[derive(clap::Args, Debug, Clone)]
-pub struct Args {
+pub(crate) struct Args {
     /// The `capopt` binary (release build for figures).
     #[arg(long)]
     pub server_bin: PathBuf,
@@ -368,7 +368,7 @@ fn peak_rss_kib(pid: u32) -> anyhow::Result<u64> {
 
 /// Figures of one typing run.
 #[derive(Debug, Serialize)]
-pub struct TypingFigures {
+pub(crate) struct TypingFigures {
     pub server: String,
     pub editors: usize,
     pub rate_per_editor: f64,
@@ -539,7 +539,7 @@ async fn reference_runs(args: &Args) -> Vec<TypingFigures> {
 
 /// Stored-size and cold-load figures of a long history.
 #[derive(Debug, Serialize)]
-pub struct HistoryFigures {
+pub(crate) struct HistoryFigures {
     pub trace: HistoryTrace,
     pub edits: usize,
     pub batch: usize,
@@ -565,7 +565,7 @@ pub struct HistoryFigures {
 /// Which synthetic history the long-history figures replay.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum HistoryTrace {
+pub(crate) enum HistoryTrace {
     /// `collab::traces::typing_trace`: a writer typing a report in the product's schema as
     /// Tiptap writes it, calibrated on the B4 trace's totals (insertions, deletions, final
     /// length); a new client id every 3,000-12,000 edits.
@@ -661,7 +661,7 @@ async fn cold_sync(target: &Target, doc_id: &str) -> anyhow::Result<f64> {
 
 /// Figures of the SIGKILL rounds.
 #[derive(Debug, Serialize)]
-pub struct KillFigures {
+pub(crate) struct KillFigures {
     pub rounds: usize,
     pub editors: usize,
     pub edits_sent: u64,
@@ -793,7 +793,7 @@ async fn kill_rounds(
 }
 
 /// Runs the scenario; `Ok(false)` when `--check` found a missed target.
-pub async fn run(args: Args) -> anyhow::Result<bool> {
+pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     if args.reference_only {
         let runs = reference_runs(&args).await;
         let text = serde_json::to_string_pretty(&json!({ "scenario": "collab", "typing": runs }))?;

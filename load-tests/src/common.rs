@@ -11,15 +11,15 @@ use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The demo accounts' password (seeded by `server::seed::seed_demo`).
-pub const DEMO_PASSWORD: &str = "Demo-Password-1";
+pub(crate) const DEMO_PASSWORD: &str = "Demo-Password-1";
 /// The signing secret shared by every started instance, so a session works on all of them.
-pub const JWT_SECRET: &str = "load-test-secret-load-test-secret-0123456789";
+pub(crate) const JWT_SECRET: &str = "load-test-secret-load-test-secret-0123456789";
 
 /// A throwaway directory removed on drop.
-pub struct TempDir(pub PathBuf);
+pub(crate) struct TempDir(pub PathBuf);
 
 impl TempDir {
-    pub fn new(prefix: &str) -> anyhow::Result<TempDir> {
+    pub(crate) fn new(prefix: &str) -> anyhow::Result<TempDir> {
         let p = std::env::temp_dir().join(format!("{prefix}-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&p)?;
         Ok(TempDir(p))
@@ -33,7 +33,7 @@ impl Drop for TempDir {
 }
 
 /// A fresh PostgreSQL database next to `base_url` (dropped by [`drop_postgres`]).
-pub async fn fresh_postgres(base_url: &str) -> anyhow::Result<(String, String)> {
+pub(crate) async fn fresh_postgres(base_url: &str) -> anyhow::Result<(String, String)> {
     sqlx::any::install_default_drivers();
     let name = format!("capopt_load_{}", uuid::Uuid::new_v4().simple());
     let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(base_url)
@@ -49,7 +49,7 @@ pub async fn fresh_postgres(base_url: &str) -> anyhow::Result<(String, String)> 
 }
 
 /// Drops a database made by [`fresh_postgres`].
-pub async fn drop_postgres(base_url: &str, name: &str) {
+pub(crate) async fn drop_postgres(base_url: &str, name: &str) {
     if let Ok(mut conn) = <sqlx::AnyConnection as sqlx::Connection>::connect(base_url).await {
         let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
             "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
@@ -61,13 +61,13 @@ pub async fn drop_postgres(base_url: &str, name: &str) {
 
 /// One extra client with one user, created for the load test.
 #[derive(Debug, Clone)]
-pub struct LoadClient {
+pub(crate) struct LoadClient {
     pub email: String,
 }
 
 /// Creates the schema, the demo data and `extra` more clients (each with one user who can sign
 /// in with the demo password) directly in the database, before any server starts.
-pub async fn prepare_database(
+pub(crate) async fn prepare_database(
     data_dir: &Path,
     database_url: Option<String>,
     extra: usize,
@@ -120,14 +120,14 @@ pub async fn prepare_database(
 }
 
 /// A running `capopt serve` child process.
-pub struct Instance {
+pub(crate) struct Instance {
     pub child: tokio::process::Child,
     pub base: String,
     pub pid: u32,
 }
 
 /// Starts `capopt serve` on an ephemeral port and waits until it listens.
-pub async fn start_instance(
+pub(crate) async fn start_instance(
     bin: &Path,
     data_dir: &Path,
     database_url: Option<&str>,
@@ -173,7 +173,7 @@ pub async fn start_instance(
 }
 
 /// Resident memory of a process in KiB (`VmRSS` of `/proc/<pid>/status`).
-pub fn rss_kib(pid: u32) -> anyhow::Result<u64> {
+pub(crate) fn rss_kib(pid: u32) -> anyhow::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     let line = status
         .lines()
@@ -188,7 +188,7 @@ pub fn rss_kib(pid: u32) -> anyhow::Result<u64> {
 
 /// A signed-in HTTP session on one instance.
 #[derive(Clone)]
-pub struct Session {
+pub(crate) struct Session {
     pub http: reqwest::Client,
     pub base: String,
     /// The `Cookie` header a browser would send (access and CSRF cookies).
@@ -198,7 +198,7 @@ pub struct Session {
 
 impl Session {
     /// Signs in through `POST /api/auth/login`.
-    pub async fn login(base: &str, email: &str) -> anyhow::Result<Session> {
+    pub(crate) async fn login(base: &str, email: &str) -> anyhow::Result<Session> {
         use reqwest::cookie::CookieStore;
         let jar = Arc::new(reqwest::cookie::Jar::default());
         let http = reqwest::Client::builder()
@@ -238,14 +238,14 @@ impl Session {
     }
 
     /// The same session, used against another instance (sessions live in the shared database).
-    pub fn on(&self, base: &str) -> Session {
+    pub(crate) fn on(&self, base: &str) -> Session {
         Session {
             base: base.to_string(),
             ..self.clone()
         }
     }
 
-    pub async fn get_json(&self, path: &str) -> anyhow::Result<serde_json::Value> {
+    pub(crate) async fn get_json(&self, path: &str) -> anyhow::Result<serde_json::Value> {
         let r = self
             .http
             .get(format!("{}{}", self.base, path))
@@ -260,7 +260,7 @@ impl Session {
     }
 
     /// A state-changing call; returns the status, the `x-event-seq` header and the body.
-    pub async fn post(
+    pub(crate) async fn post(
         &self,
         path: &str,
         body: &serde_json::Value,
@@ -296,7 +296,7 @@ fn cookie_value(jar: &reqwest::cookie::Jar, url: &reqwest::Url, name: &str) -> O
 
 /// Latency percentiles in milliseconds.
 #[derive(Debug, Clone, Serialize)]
-pub struct Percentiles {
+pub(crate) struct Percentiles {
     pub samples: usize,
     pub p50_ms: f64,
     pub p90_ms: f64,
@@ -306,7 +306,7 @@ pub struct Percentiles {
 
 impl Percentiles {
     /// From samples in microseconds.
-    pub fn of(mut micros: Vec<u64>) -> Percentiles {
+    pub(crate) fn of(mut micros: Vec<u64>) -> Percentiles {
         micros.sort_unstable();
         let at = |q: f64| -> f64 {
             if micros.is_empty() {

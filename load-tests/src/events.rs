@@ -35,7 +35,7 @@ use crate::common::{self, Percentiles, Session};
 
 /// Options of the `events` scenario.
 #[derive(Debug, Clone, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The server binary (a release build for figures worth quoting).
     #[arg(long, env = "CAPOPT_BIN")]
     pub server_bin: Option<PathBuf>,
@@ -171,7 +171,7 @@ struct Results {
 }
 
 /// Runs the scenario; `Ok(false)` when `--check` found a problem.
-pub async fn run(args: Args) -> anyhow::Result<bool> {
+pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     if args.instances == 0 || args.instances > 2 {
         bail!("--instances must be 1 or 2");
     }
@@ -747,17 +747,17 @@ mod stop {
     use tokio::sync::watch;
 
     #[derive(Clone)]
-    pub struct Stop(Arc<watch::Sender<bool>>, watch::Receiver<bool>);
+    pub(crate) struct Stop(Arc<watch::Sender<bool>>, watch::Receiver<bool>);
 
     impl Stop {
-        pub fn new() -> Stop {
+        pub(crate) fn new() -> Stop {
             let (tx, rx) = watch::channel(false);
             Stop(Arc::new(tx), rx)
         }
-        pub fn stop(&self) {
+        pub(crate) fn stop(&self) {
             let _ = self.0.send(true);
         }
-        pub async fn wait(&self) {
+        pub(crate) async fn wait(&self) {
             let mut rx = self.1.clone();
             let _ = rx.wait_for(|v| *v).await;
         }

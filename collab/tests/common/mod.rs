@@ -17,11 +17,11 @@ use yrs::sync::awareness::{AwarenessUpdate, AwarenessUpdateEntry};
 use yrs::updates::decoder::Decode;
 use yrs::{Doc, GetString, ReadTxn, StateVector, Transact, Update, XmlFragment};
 
-pub type ServerStream =
+pub(crate) type ServerStream =
     std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Bytes, Infallible>> + Send>>;
 
 /// One live connection of a client.
-pub struct Link {
+pub(crate) struct Link {
     pub to_server: mpsc::UnboundedSender<Result<Bytes, Infallible>>,
     pub from_server: mpsc::UnboundedReceiver<Bytes>,
     pub handle: JoinHandle<CloseReason>,
@@ -29,12 +29,12 @@ pub struct Link {
 
 /// Opens a raw connection to `doc` on `hub`, returning the channels and the serve task (its
 /// rights fixed at `access`).
-pub fn connect_raw(hub: &Hub, doc: &str, access: Access) -> Link {
+pub(crate) fn connect_raw(hub: &Hub, doc: &str, access: Access) -> Link {
     connect_with_rights(hub, doc, access).0
 }
 
 /// Opens a raw connection whose rights the caller holds and may change while it is open.
-pub fn connect_with_rights(
+pub(crate) fn connect_with_rights(
     hub: &Hub,
     doc: &str,
     access: Access,
@@ -67,7 +67,7 @@ pub fn connect_with_rights(
 }
 
 /// Opens a connection whose sink never accepts a frame (a peer that stopped reading).
-pub fn connect_stuck(
+pub(crate) fn connect_stuck(
     hub: &Hub,
     doc: &str,
 ) -> (
@@ -92,7 +92,7 @@ pub fn connect_stuck(
 }
 
 /// A simulated editor or viewer.
-pub struct Client {
+pub(crate) struct Client {
     pub name: String,
     pub doc: Doc,
     pub access: Access,
@@ -114,7 +114,7 @@ fn starts_beyond(update: &[u8], sv: &StateVector) -> bool {
 }
 
 impl Client {
-    pub fn new(name: &str, access: Access) -> Self {
+    pub(crate) fn new(name: &str, access: Access) -> Self {
         let doc = Doc::new();
         let captured = Arc::new(Mutex::new(Vec::new()));
         let sink = captured.clone();
@@ -137,16 +137,16 @@ impl Client {
         }
     }
 
-    pub fn client_id(&self) -> u64 {
+    pub(crate) fn client_id(&self) -> u64 {
         self.doc.client_id().get()
     }
 
-    pub fn connected(&self) -> bool {
+    pub(crate) fn connected(&self) -> bool {
         self.link.as_ref().is_some_and(|l| !l.handle.is_finished())
     }
 
     /// Connects like the y-websocket provider: sends SyncStep1 with its state vector.
-    pub fn connect(&mut self, hub: &Hub, doc: &str) {
+    pub(crate) fn connect(&mut self, hub: &Hub, doc: &str) {
         self.take_captured();
         let link = connect_raw(hub, doc, self.access);
         let sv = self.doc.transact().state_vector();
@@ -155,7 +155,7 @@ impl Client {
     }
 
     /// Connects like [`Client::connect`], with rights the caller may change while connected.
-    pub fn connect_with_rights(
+    pub(crate) fn connect_with_rights(
         &mut self,
         hub: &Hub,
         doc: &str,
@@ -169,11 +169,11 @@ impl Client {
     }
 
     /// Drops the connection (like closing the tab or losing the network).
-    pub fn disconnect(&mut self) {
+    pub(crate) fn disconnect(&mut self) {
         self.link = None;
     }
 
-    pub fn send(&self, frame: Bytes) {
+    pub(crate) fn send(&self, frame: Bytes) {
         if let Some(link) = &self.link {
             let _ = link.to_server.send(Ok(frame));
         }
@@ -185,7 +185,7 @@ impl Client {
 
     /// Runs a local edit and sends the resulting update if connected (kept locally otherwise,
     /// and sent by the sync exchange on the next connection).
-    pub fn edit(&mut self, f: impl FnOnce(&Doc)) {
+    pub(crate) fn edit(&mut self, f: impl FnOnce(&Doc)) {
         f(&self.doc);
         for u in self.take_captured() {
             self.send(protocol::update(&u));
@@ -193,7 +193,7 @@ impl Client {
     }
 
     /// Sends an awareness state for this client (renewal increments the clock).
-    pub fn set_awareness(&mut self, json: &str) {
+    pub(crate) fn set_awareness(&mut self, json: &str) {
         self.aw_clock += 1;
         let mut clients = std::collections::HashMap::new();
         clients.insert(
@@ -207,7 +207,7 @@ impl Client {
     }
 
     /// Processes at most `max` frames received from the server. Returns how many.
-    pub fn pump(&mut self, max: usize) -> usize {
+    pub(crate) fn pump(&mut self, max: usize) -> usize {
         let mut n = 0;
         while n < max {
             let Some(link) = self.link.as_mut() else {
@@ -264,7 +264,7 @@ impl Client {
     }
 
     /// Latest awareness JSON seen for a client id.
-    pub fn awareness_of(&self, id: u64) -> Option<String> {
+    pub(crate) fn awareness_of(&self, id: u64) -> Option<String> {
         self.awareness_seen
             .iter()
             .rev()
@@ -272,7 +272,7 @@ impl Client {
             .map(|(_, _, j)| j.clone())
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let t = self.doc.get_or_insert_text("t");
         t.get_string(&self.doc.transact())
     }
@@ -280,7 +280,7 @@ impl Client {
 
 /// What a document shows: the text `t`, the XML of the fragments `section:s0..s2`, and the
 /// sections map. Two docs with equal views and state vectors hold the same content.
-pub fn view(doc: &Doc) -> String {
+pub(crate) fn view(doc: &Doc) -> String {
     let t = doc.get_or_insert_text("t");
     let frags: Vec<_> = (0..3)
         .map(|i| doc.get_or_insert_xml_fragment(format!("section:s{i}")))
@@ -297,7 +297,7 @@ pub fn view(doc: &Doc) -> String {
 }
 
 /// A doc built from a v1 state.
-pub fn doc_of(state_v1: &[u8]) -> Doc {
+pub(crate) fn doc_of(state_v1: &[u8]) -> Doc {
     let doc = Doc::new();
     doc.transact_mut()
         .apply_update(Update::decode_v1(state_v1).unwrap())
@@ -305,17 +305,17 @@ pub fn doc_of(state_v1: &[u8]) -> Doc {
     doc
 }
 
-pub fn state_vector(doc: &Doc) -> StateVector {
+pub(crate) fn state_vector(doc: &Doc) -> StateVector {
     doc.transact().state_vector()
 }
 
 /// Lets spawned tasks run (with paused time, advances the clock by `ms`).
-pub async fn settle(ms: u64) {
+pub(crate) async fn settle(ms: u64) {
     tokio::time::sleep(Duration::from_millis(ms)).await;
 }
 
 /// Pumps every client until no frame has moved for a few rounds.
-pub async fn pump_until_quiet(clients: &mut [Client]) {
+pub(crate) async fn pump_until_quiet(clients: &mut [Client]) {
     let mut quiet = 0;
     let mut rounds = 0;
     while quiet < 5 {
@@ -337,7 +337,7 @@ pub async fn pump_until_quiet(clients: &mut [Client]) {
     }
 }
 
-pub fn frag_len(doc: &Doc, name: &str) -> u32 {
+pub(crate) fn frag_len(doc: &Doc, name: &str) -> u32 {
     let f = doc.get_or_insert_xml_fragment(name);
     f.len(&doc.transact())
 }

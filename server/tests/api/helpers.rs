@@ -6,15 +6,15 @@ use serde_json::{Value, json};
 use server::config::Config;
 use server::state::AppState;
 
-pub const DEMO_PASSWORD: &str = "Demo-Password-1";
-pub const ADMIN: &str = "admin@example.com";
-pub const APPROVER: &str = "approver@example.com";
-pub const USER_A: &str = "user@bank-a.example";
-pub const USER_B: &str = "user@bank-b.example";
-pub const VIEWER: &str = "viewer@example.com";
+pub(crate) const DEMO_PASSWORD: &str = "Demo-Password-1";
+pub(crate) const ADMIN: &str = "admin@example.com";
+pub(crate) const APPROVER: &str = "approver@example.com";
+pub(crate) const USER_A: &str = "user@bank-a.example";
+pub(crate) const USER_B: &str = "user@bank-b.example";
+pub(crate) const VIEWER: &str = "viewer@example.com";
 
 /// A running server with demo data.
-pub struct TestApp {
+pub(crate) struct TestApp {
     pub base: String,
     pub state: AppState,
     _dir: tempdir::TempDir,
@@ -22,9 +22,9 @@ pub struct TestApp {
 
 mod tempdir {
     /// A directory removed on drop.
-    pub struct TempDir(pub std::path::PathBuf);
+    pub(crate) struct TempDir(pub std::path::PathBuf);
     impl TempDir {
-        pub fn new() -> TempDir {
+        pub(crate) fn new() -> TempDir {
             let p = std::env::temp_dir().join(format!("capopt-test-{}", uuid::Uuid::new_v4()));
             std::fs::create_dir_all(&p).unwrap();
             TempDir(p)
@@ -38,7 +38,7 @@ mod tempdir {
 }
 
 /// A fresh database URL: a new SQLite file, or a new PostgreSQL database on `TEST_DATABASE_URL`.
-pub async fn fresh_database_url(dir: &std::path::Path) -> Option<String> {
+pub(crate) async fn fresh_database_url(dir: &std::path::Path) -> Option<String> {
     let Ok(base) = std::env::var("TEST_DATABASE_URL") else {
         return None;
     };
@@ -58,12 +58,12 @@ pub async fn fresh_database_url(dir: &std::path::Path) -> Option<String> {
 
 impl TestApp {
     /// Starts a server with demo data.
-    pub async fn spawn() -> TestApp {
+    pub(crate) async fn spawn() -> TestApp {
         TestApp::spawn_with(|_| {}).await
     }
 
     /// Starts a server with demo data and the test configuration changed by `change`.
-    pub async fn spawn_with(change: impl FnOnce(&mut Config)) -> TestApp {
+    pub(crate) async fn spawn_with(change: impl FnOnce(&mut Config)) -> TestApp {
         let dir = tempdir::TempDir::new();
         let url = fresh_database_url(&dir.0).await;
         let mut config = Config::for_tests(dir.0.clone(), url);
@@ -90,12 +90,12 @@ impl TestApp {
         }
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }
 
     /// A browser-like client with its own cookie jar and the CSRF cookie already obtained.
-    pub async fn client(&self) -> Session {
+    pub(crate) async fn client(&self) -> Session {
         let jar = Arc::new(Jar::default());
         let http = Client::builder()
             .cookie_provider(jar.clone())
@@ -112,7 +112,7 @@ impl TestApp {
     }
 
     /// A client signed in as `email` with the demo password.
-    pub async fn login(&self, email: &str) -> Session {
+    pub(crate) async fn login(&self, email: &str) -> Session {
         let s = self.client().await;
         let r = s
             .post(
@@ -125,7 +125,7 @@ impl TestApp {
     }
 
     /// The latest mail sent to an address.
-    pub async fn last_mail_to(&self, to: &str) -> Option<String> {
+    pub(crate) async fn last_mail_to(&self, to: &str) -> Option<String> {
         let row: Option<(String,)> = sqlx::query_as(
             "SELECT body FROM outbox WHERE to_addr = $1 ORDER BY created_at DESC LIMIT 1",
         )
@@ -138,7 +138,7 @@ impl TestApp {
 }
 
 /// Extracts the token that follows `marker` in a mail body.
-pub fn token_after(body: &str, marker: &str) -> String {
+pub(crate) fn token_after(body: &str, marker: &str) -> String {
     let start = body.find(marker).expect("link in mail") + marker.len();
     body[start..]
         .chars()
@@ -148,14 +148,14 @@ pub fn token_after(body: &str, marker: &str) -> String {
 
 /// A client session.
 #[derive(Clone)]
-pub struct Session {
+pub(crate) struct Session {
     pub http: Client,
     pub jar: Arc<Jar>,
     pub base: String,
 }
 
 impl Session {
-    pub fn cookie(&self, name: &str) -> Option<String> {
+    pub(crate) fn cookie(&self, name: &str) -> Option<String> {
         let mut all = String::new();
         for path in ["/", "/api/auth/"] {
             let u: reqwest::Url = format!("{}{}", self.base, path).parse().unwrap();
@@ -170,7 +170,7 @@ impl Session {
             .map(|(_, v)| v.to_string())
     }
 
-    pub async fn get(&self, path: &str) -> Response {
+    pub(crate) async fn get(&self, path: &str) -> Response {
         self.http
             .get(format!("{}{}", self.base, path))
             .send()
@@ -178,7 +178,7 @@ impl Session {
             .unwrap()
     }
 
-    pub async fn post(&self, path: &str, body: Value) -> Response {
+    pub(crate) async fn post(&self, path: &str, body: Value) -> Response {
         let csrf = self.cookie("capopt_csrf").unwrap_or_default();
         self.http
             .post(format!("{}{}", self.base, path))
@@ -189,7 +189,7 @@ impl Session {
             .unwrap()
     }
 
-    pub async fn post_empty(&self, path: &str) -> Response {
+    pub(crate) async fn post_empty(&self, path: &str) -> Response {
         let csrf = self.cookie("capopt_csrf").unwrap_or_default();
         self.http
             .post(format!("{}{}", self.base, path))
@@ -199,7 +199,7 @@ impl Session {
             .unwrap()
     }
 
-    pub async fn json(&self, path: &str) -> (StatusCode, Value) {
+    pub(crate) async fn json(&self, path: &str) -> (StatusCode, Value) {
         let r = self.get(path).await;
         let s = r.status();
         (s, r.json().await.unwrap_or(Value::Null))
@@ -207,7 +207,7 @@ impl Session {
 }
 
 /// Status and JSON body of a response.
-pub async fn body(r: Response) -> (StatusCode, Value) {
+pub(crate) async fn body(r: Response) -> (StatusCode, Value) {
     let s = r.status();
     (s, r.json().await.unwrap_or(Value::Null))
 }

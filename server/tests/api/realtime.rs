@@ -17,12 +17,12 @@ type Stream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A test client of the event socket.
-pub struct Ws {
+pub(crate) struct Ws {
     pub stream: Stream,
 }
 
 /// The cookies a session would send to `base`.
-pub fn cookie_header(s: &Session) -> Option<String> {
+pub(crate) fn cookie_header(s: &Session) -> Option<String> {
     use reqwest::cookie::CookieStore;
     let url: reqwest::Url = format!("{}/api/ws", s.base).parse().unwrap();
     s.jar.cookies(&url).map(|h| h.to_str().unwrap().to_string())
@@ -30,7 +30,7 @@ pub fn cookie_header(s: &Session) -> Option<String> {
 
 impl Ws {
     /// Opens a socket with the given cookies and Origin; the HTTP status on refusal.
-    pub async fn try_connect(
+    pub(crate) async fn try_connect(
         base: &str,
         cookie: Option<String>,
         origin: Option<&str>,
@@ -55,13 +55,13 @@ impl Ws {
     }
 
     /// Opens a socket as the signed-in session `s`.
-    pub async fn connect(s: &Session) -> Ws {
+    pub(crate) async fn connect(s: &Session) -> Ws {
         Ws::try_connect(&s.base, cookie_header(s), None)
             .await
             .expect("websocket accepted")
     }
 
-    pub async fn send(&mut self, v: Value) {
+    pub(crate) async fn send(&mut self, v: Value) {
         self.stream
             .send(Message::text(v.to_string()))
             .await
@@ -69,7 +69,7 @@ impl Ws {
     }
 
     /// The next JSON frame within `wait`, skipping pings; `None` on timeout or close.
-    pub async fn next_json(&mut self, wait: Duration) -> Option<Value> {
+    pub(crate) async fn next_json(&mut self, wait: Duration) -> Option<Value> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let msg = tokio::time::timeout_at(deadline, self.stream.next())
@@ -85,7 +85,7 @@ impl Ws {
     }
 
     /// Subscribes and returns the per-topic answers.
-    pub async fn subscribe(&mut self, topics: &[&str]) -> Vec<Value> {
+    pub(crate) async fn subscribe(&mut self, topics: &[&str]) -> Vec<Value> {
         self.send(json!({"op": "subscribe", "topics": topics}))
             .await;
         let mut out = Vec::new();
@@ -102,7 +102,7 @@ impl Ws {
     }
 
     /// The close code the server ends the socket with, within `wait` (frames before it are skipped).
-    pub async fn close_code(&mut self, wait: Duration) -> Option<u16> {
+    pub(crate) async fn close_code(&mut self, wait: Duration) -> Option<u16> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             match tokio::time::timeout_at(deadline, self.stream.next())
@@ -117,7 +117,7 @@ impl Ws {
     }
 }
 
-pub async fn client_id(app: &TestApp, name: &str) -> String {
+pub(crate) async fn client_id(app: &TestApp, name: &str) -> String {
     let (id,): (String,) = sqlx::query_as("SELECT id FROM clients WHERE name = $1")
         .bind(name)
         .fetch_one(&app.state.db.pool)
@@ -126,7 +126,7 @@ pub async fn client_id(app: &TestApp, name: &str) -> String {
     id
 }
 
-pub async fn first_column(s: &Session) -> String {
+pub(crate) async fn first_column(s: &Session) -> String {
     let (st, board) = s.json("/api/board").await;
     assert_eq!(st, StatusCode::OK);
     board["columns"][0]["id"].as_str().unwrap().to_string()

@@ -688,12 +688,12 @@ mod ypeer {
 
     use crate::helpers::Session;
 
-    pub type Ws = tokio_tungstenite::WebSocketStream<
+    pub(crate) type Ws = tokio_tungstenite::WebSocketStream<
         tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
     >;
 
     /// The session's cookies as a `Cookie` header value.
-    pub fn cookie_header(s: &Session) -> String {
+    pub(crate) fn cookie_header(s: &Session) -> String {
         use reqwest::cookie::CookieStore;
         let url: reqwest::Url = format!("{}/", s.base).parse().unwrap();
         s.jar
@@ -703,7 +703,7 @@ mod ypeer {
     }
 
     /// Opens the document socket (optionally with a session's cookies and an Origin).
-    pub async fn open(
+    pub(crate) async fn open(
         base: &str,
         report_id: &str,
         session: Option<&Session>,
@@ -724,7 +724,7 @@ mod ypeer {
     }
 
     /// Waits for the close frame and returns its code.
-    pub async fn close_code(ws: &mut Ws) -> Option<u16> {
+    pub(crate) async fn close_code(ws: &mut Ws) -> Option<u16> {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
         while let Ok(Some(msg)) = tokio::time::timeout_at(deadline, ws.next()).await {
             match msg {
@@ -737,7 +737,7 @@ mod ypeer {
     }
 
     /// A peer: its document, its socket, and what it saw.
-    pub struct Peer {
+    pub(crate) struct Peer {
         pub doc: Doc,
         pub ws: Ws,
         pub denied: usize,
@@ -746,7 +746,7 @@ mod ypeer {
 
     impl Peer {
         /// Connects and sends SyncStep1.
-        pub async fn connect(base: &str, report_id: &str, session: &Session) -> Peer {
+        pub(crate) async fn connect(base: &str, report_id: &str, session: &Session) -> Peer {
             let mut ws = open(base, report_id, Some(session), None)
                 .await
                 .expect("socket opens");
@@ -794,7 +794,7 @@ mod ypeer {
         }
 
         /// Reads frames until `done` holds (or panics after 10 s).
-        pub async fn until(&mut self, what: &str, mut done: impl FnMut(&Peer) -> bool) {
+        pub(crate) async fn until(&mut self, what: &str, mut done: impl FnMut(&Peer) -> bool) {
             let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
             while !done(self) {
                 let msg = tokio::time::timeout_at(deadline, self.ws.next())
@@ -814,7 +814,7 @@ mod ypeer {
         }
 
         /// Reads whatever arrives for `ms` milliseconds.
-        pub async fn drain(&mut self, ms: u64) {
+        pub(crate) async fn drain(&mut self, ms: u64) {
             let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(ms);
             while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, self.ws.next()).await {
                 if let Message::Binary(b) = msg {
@@ -826,7 +826,7 @@ mod ypeer {
         }
 
         /// Appends text to the root text `name` and sends the update.
-        pub async fn type_text(&mut self, name: &str, s: &str) {
+        pub(crate) async fn type_text(&mut self, name: &str, s: &str) {
             let text = self.doc.get_or_insert_text(name);
             let before = self.doc.transact().state_vector();
             {
@@ -842,13 +842,13 @@ mod ypeer {
         }
 
         /// The content of root text `name`.
-        pub fn text(&self, name: &str) -> String {
+        pub(crate) fn text(&self, name: &str) -> String {
             let text = self.doc.get_or_insert_text(name);
             text.get_string(&self.doc.transact())
         }
 
         /// Sends an awareness state for this peer's client id.
-        pub async fn announce(&mut self, json: &str) {
+        pub(crate) async fn announce(&mut self, json: &str) {
             let mut clients = HashMap::new();
             clients.insert(
                 self.doc.client_id(),
