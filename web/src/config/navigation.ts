@@ -5,7 +5,13 @@ import { KanbanSquare } from 'lucide-react'
 
 import { paths } from './paths'
 
-export type NavItem = { label: string; href: string; icon: LucideIcon }
+export type NavItem = {
+  label: string
+  href: string
+  icon: LucideIcon
+  /** A client-scoped screen (board, reports): the link keeps the client chosen in the URL. */
+  clientScoped?: boolean
+}
 export type NavGroup = { label: string; items: NavItem[] }
 
 /**
@@ -17,7 +23,14 @@ export const adminNavigation: NavGroup[] = [
     label: 'Main',
     items: [{ label: 'Dashboard', href: paths.admin.dashboard.getHref(), icon: LayoutDashboard }],
   },
-  { label: 'Regular Features', items: [] },
+  {
+    // Client-scoped screens; administrators choose the client there (the client switcher).
+    label: 'Regular Features',
+    items: [
+      { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText, clientScoped: true },
+      { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare, clientScoped: true },
+    ],
+  },
   { label: 'AI Features', items: [] },
 ]
 

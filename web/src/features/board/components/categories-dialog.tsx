@@ -44,9 +44,12 @@ export function CategoriesDialog({ open, onOpenChange, categories, onCreate, onD
                 {c.name}
                 {c.is_default ? <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-500">Default</span> : null}
               </span>
-              <Button variant="ghost" size="icon" className="size-8 text-red-600" aria-label={`Delete category ${c.name}`} onClick={() => onDelete(c)}>
-                <Trash2 />
-              </Button>
+              {/* Default categories are shared and cannot be deleted: no button that can only fail. */}
+              {c.is_default ? null : (
+                <Button variant="ghost" size="icon" className="size-8 text-red-600" aria-label={`Delete category ${c.name}`} onClick={() => onDelete(c)}>
+                  <Trash2 />
+                </Button>
+              )}
             </li>
           ))}
         </ul>

@@ -13,11 +13,13 @@ import {
 } from '@dnd-kit/core'
 import { horizontalListSortingStrategy, SortableContext, sortableKeyboardCoordinates } from '@dnd-kit/sortable'
 import { useQueryClient } from '@tanstack/react-query'
-import { Columns3, Plus, Tags } from 'lucide-react'
-import { useEffect, useState } from 'react'
+import { ChevronLeft, ChevronRight, Columns3, Plus, Tags } from 'lucide-react'
+import { useEffect, useRef, useState } from 'react'
 
+import { ClientSwitcher } from '@/components/client-switcher'
 import { Button } from '@/components/ui/button'
 import { Spinner } from '@/components/ui/spinner'
+import { useClientId } from '@/hooks/use-client-id'
 import { ApiError } from '@/lib/api-client'
 import { useAuthStore } from '@/lib/auth-store'
 import { toast } from '@/lib/toast'
@@ -25,11 +27,13 @@ import { toast } from '@/lib/toast'
 import * as boardApi from '../api'
 import { boardKeys, useMoveColumn, useMoveTask } from '../api'
 import { useBoard } from '../hooks/use-board'
+import { useScrollHint } from '../hooks/use-scroll-hint'
 import { boardCollision } from '../utils/board-collision'
 import { columnDropIndex, columnTasks, mergeRows, sortedColumns, taskDrop } from '../utils/board-model'
 import { AddColumnDialog } from './add-column-dialog'
 import { BoardColumn } from './board-column'
 import { CategoriesDialog } from './categories-dialog'
+import { ConfirmDeleteTaskDialog } from './confirm-delete-task-dialog'
 import { TaskDialog, type TaskForm } from './task-dialog'
 
 /** Drag activation from the specification: 5 px of movement, or a 200 ms touch with 5 px tolerance. */
@@ -41,7 +45,10 @@ type DragData = { type: 'task'; id: string; columnId: string } | { type: 'column
 /** The client's task board, live for everyone who has it open. */
 export function TaskBoard() {
   const user = useAuthStore((s) => s.user)
-  const clientId = user?.client?.id ?? null
+  // The signed-in user's client, or the one an administrator chose (`?client=`).
+  const clientId = useClientId()
+  // Follows the caller as the server reports it: a demotion to viewer (the session event reloads
+  // the caller) turns the board read-only at once.
   const canEdit = user !== null && user.role !== 'viewer'
   const queryClient = useQueryClient()
   const { data: board, isPending, isError, error, refetch } = useBoard(clientId)
@@ -50,6 +57,10 @@ export function TaskBoard() {
   const [addColumnOpen, setAddColumnOpen] = useState(false)
   const [categoriesOpen, setCategoriesOpen] = useState(false)
   const [taskDialog, setTaskDialog] = useState<{ task: Task | null; columnId: string } | null>(null)
+  const [taskToDelete, setTaskToDelete] = useState<Task | null>(null)
+  const [deleting, setDeleting] = useState(false)
+  const scroller = useRef<HTMLDivElement>(null)
+  const hint = useScrollHint(scroller, board)
 
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: DRAG_DISTANCE_PX } }),
@@ -62,7 +73,12 @@ export function TaskBoard() {
   }, [isError, error])
 
   if (!clientId) {
-    return <p className="text-slate-600">No Client: your account is not linked to a client, so there is no task board to show.</p>
+    return (
+      <div className="space-y-4">
+        <ClientSwitcher />
+        <p className="text-slate-600">No Client: your account is not linked to a client, so there is no task board to show.</p>
+      </div>
+    )
   }
   if (isPending) {
     return (
@@ -135,13 +151,23 @@ export function TaskBoard() {
   }
 
   async function deleteTask(task: Task) {
+    setDeleting(true)
     try {
       await boardApi.deleteTask(cid, task.id)
       setBoard((b) => mergeRows(b, { deleted_task_ids: [task.id] }))
       toast.success('Task deleted')
     } catch (e) {
       toast.error('Failed to delete task', e instanceof ApiError ? e.message : undefined)
+    } finally {
+      setDeleting(false)
+      setTaskToDelete(null)
     }
+  }
+
+  const scrollColumns = (direction: -1 | 1) => {
+    const el = scroller.current
+    // One column (300 px and the gap) at a time.
+    el?.scrollBy({ left: direction * 316, behavior: 'smooth' })
   }
 
   async function addColumn(name: string): Promise<boolean> {
@@ -212,6 +238,7 @@ export function TaskBoard() {
             {canEdit ? '' : ' · read-only'}
           </p>
         </div>
+        <ClientSwitcher />
         {canEdit ? (
           <div className="flex gap-2">
             <Button variant="outline" onClick={() => setCategoriesOpen(true)}>
@@ -225,7 +252,8 @@ export function TaskBoard() {
       </div>
       <DndContext sensors={canEdit ? sensors : undefined} collisionDetection={boardCollision} onDragEnd={canEdit ? onDragEnd : undefined}>
         <SortableContext items={columns.map((c) => `col:${c.id}`)} strategy={horizontalListSortingStrategy}>
-          <div className="flex min-h-[500px] flex-1 gap-4 overflow-x-auto pb-4" data-testid="task-board">
+          <div className="relative min-w-0 flex-1">
+          <div ref={scroller} className="flex min-h-[500px] gap-4 overflow-x-auto pb-4" data-testid="task-board">
             {columns.map((c) => (
               <BoardColumn
                 key={c.id}
@@ -234,7 +262,7 @@ export function TaskBoard() {
                 canEdit={canEdit}
                 onAddTask={(columnId) => setTaskDialog({ task: null, columnId })}
                 onEditTask={(task) => setTaskDialog({ task, columnId: task.column_id })}
-                onDeleteTask={(task) => void deleteTask(task)}
+                onDeleteTask={setTaskToDelete}
                 onRename={renameColumn}
               />
             ))}
@@ -243,6 +271,37 @@ export function TaskBoard() {
                 <Columns3 className="size-4" /> No columns yet.
               </p>
             ) : null}
+          </div>
+          {/* More columns than fit: a fade and a button on the side that hides some. */}
+          {hint.left ? (
+            <div className="pointer-events-none absolute inset-y-0 left-0 flex w-16 items-center justify-start bg-gradient-to-r from-white to-transparent">
+              <Button
+                variant="outline"
+                size="icon"
+                className="pointer-events-auto rounded-full shadow-sm"
+                aria-label="Scroll to earlier columns"
+                onClick={() => scrollColumns(-1)}
+              >
+                <ChevronLeft />
+              </Button>
+            </div>
+          ) : null}
+          {hint.right ? (
+            <div
+              className="pointer-events-none absolute inset-y-0 right-0 flex w-16 items-center justify-end bg-gradient-to-l from-white to-transparent"
+              data-testid="board-scroll-hint"
+            >
+              <Button
+                variant="outline"
+                size="icon"
+                className="pointer-events-auto rounded-full shadow-sm"
+                aria-label="Scroll to more columns"
+                onClick={() => scrollColumns(1)}
+              >
+                <ChevronRight />
+              </Button>
+            </div>
+          ) : null}
           </div>
         </SortableContext>
       </DndContext>
@@ -253,6 +312,12 @@ export function TaskBoard() {
         categories={board.categories}
         onCreate={createCategory}
         onDelete={(c) => void deleteCategory(c)}
+      />
+      <ConfirmDeleteTaskDialog
+        task={taskToDelete}
+        pending={deleting}
+        onCancel={() => setTaskToDelete(null)}
+        onConfirm={() => taskToDelete && void deleteTask(taskToDelete)}
       />
       {taskDialog ? (
         <TaskDialog

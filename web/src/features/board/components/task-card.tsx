@@ -5,6 +5,7 @@ import { CalendarDays, Pencil, Trash2 } from 'lucide-react'
 
 import { Button } from '@/components/ui/button'
 import { cn } from '@/lib/cn'
+import { formatDate } from '@/lib/format'
 
 /** Priority colours of the specification: low blue, medium yellow, high red. */
 export const PRIORITY_STYLE: Record<string, string> = {
@@ -78,7 +79,7 @@ export function TaskCard({ task, canEdit, onEdit, onDelete }: Props) {
         {task.due_date ? (
           <span className="inline-flex items-center gap-1 text-slate-500">
             <CalendarDays className="size-3" aria-hidden="true" />
-            {task.due_date}
+            <time dateTime={task.due_date}>{formatDate(task.due_date)}</time>
           </span>
         ) : null}
       </div>

@@ -1,9 +1,10 @@
-import { NavLink } from 'react-router'
+import { NavLink, useSearchParams } from 'react-router'
 
 import { BrandLogo } from '@/components/ui/brand-logo'
 import { Sidebar, useSidebar, useSidebarExpanded } from '@/components/ui/sidebar'
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip'
 import type { NavGroup, NavItem } from '@/config/navigation'
+import { CLIENT_PARAM, withClient } from '@/hooks/use-client-id'
 import { cn } from '@/lib/cn'
 
 type Props = { groups: NavGroup[]; label: string; homeHref: string }
@@ -42,10 +43,12 @@ export function AppSidebar({ groups, label, homeHref }: Props) {
 
 function SidebarLink({ item, expanded }: { item: NavItem; expanded: boolean }) {
   const { isMobile, setOpenMobile } = useSidebar()
+  const [params] = useSearchParams()
   const Icon = item.icon
+  const href = item.clientScoped ? withClient(item.href, params.get(CLIENT_PARAM)) : item.href
   const link = (
     <NavLink
-      to={item.href}
+      to={href}
       onClick={() => (isMobile ? setOpenMobile(false) : undefined)}
       aria-label={expanded ? undefined : item.label}
       className={({ isActive }) =>
