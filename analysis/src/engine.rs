@@ -316,6 +316,21 @@ impl fmt::Debug for AppliedRule<'_> {
 #[derive(Clone, Copy)]
 pub struct Reference<'a>(pub(crate) [Option<&'a RuleTable>; 3]);
 
+impl<'a> Reference<'a> {
+    /// True when no rule applied.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    /// The article of the last table of the path, the one that gave the weight
+    /// (`CRR Art. 114(4)` for `PSE_AS_CG > SOV_DOMESTIC`); `None` when no rule applied.
+    #[inline]
+    pub fn decisive(&self) -> Option<&'a str> {
+        self.0.iter().rev().flatten().next().map(|t| t.reference())
+    }
+}
+
 impl Reference<'_> {
     /// Appends the Regulatory_Reference text to `out` (same as `Display`, without the formatter).
     #[inline]
@@ -536,6 +551,62 @@ pub enum Details<'a> {
     NoRule(&'static str),
     /// A weight was determined.
     Matched(Explanation<'a>),
+}
+
+/// The reasons a row is not matched or in error, as stable keys (see [`Details::reason`]).
+pub const REASONS: [&str; 19] = [
+    "matched",
+    "missing_fields",
+    "missing_nif",
+    "missing_lei_and_name",
+    "invalid_nif",
+    "invalid_lei",
+    "reference_empty",
+    "nif_not_found",
+    "mdb_not_found",
+    "ambiguous_name",
+    "country_not_found",
+    "no_analysis_function",
+    "not_corporate",
+    "institution_unassessed",
+    "spec_generic_not_applicable",
+    "invalid_current_rw",
+    "invalid_amount",
+    "invalid_cqs",
+    "no_rule",
+];
+
+impl Details<'_> {
+    /// The index in [`REASONS`] of this decision's reason: a stable key for counting rows by
+    /// reason (`nif_not_found`, `missing_nif`, ...; `matched` for matched rows).
+    pub fn reason_index(&self) -> usize {
+        match self {
+            Details::Matched(_) => 0,
+            Details::MissingFields(_) => 1,
+            Details::MissingNif => 2,
+            Details::MissingLeiAndName => 3,
+            Details::InvalidNif { .. } => 4,
+            Details::InvalidLei { .. } => 5,
+            Details::ReferenceEmpty(_) => 6,
+            Details::NifNotFound { .. } => 7,
+            Details::MdbNotFound { .. } => 8,
+            Details::AmbiguousName { .. } => 9,
+            Details::CountryNotFound { .. } => 10,
+            Details::NoAnalysisFunction(_) => 11,
+            Details::NotCorporate { .. } => 12,
+            Details::InstitutionUnassessed => 13,
+            Details::SpecGenericNotApplicable => 14,
+            Details::InvalidCurrentRw(_) => 15,
+            Details::InvalidAmount(_) => 16,
+            Details::InvalidCqs(_) | Details::InvalidCqsText(_) => 17,
+            Details::NoRule(_) => 18,
+        }
+    }
+
+    /// The reason's stable key (see [`REASONS`]).
+    pub fn reason(&self) -> &'static str {
+        REASONS[self.reason_index()]
+    }
 }
 
 /// What a matched decision rests on.

@@ -31,6 +31,7 @@
 //! synthetic data generator (`generate`) and the `analysis-cli` binary. The `capopt` server binary
 //! enables it; the library the server's request handlers use does not need it.
 
+pub mod aggregate;
 pub mod calculator;
 pub mod classify;
 #[cfg(feature = "cli")]

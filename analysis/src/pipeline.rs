@@ -27,7 +27,6 @@
 
 use std::collections::BTreeMap;
 
-use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
@@ -37,8 +36,10 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+pub use crate::aggregate::{DataQuality, FileAggregates, GroupSummary, ReasonCount, TopRow};
+use crate::aggregate::{MaturityForms, Scratch, Totals, round2};
 use crate::columns::{ColumnType, StandardField, detect_columns};
-use crate::engine::{Decision, Engine};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::ingest::number::{DecimalStyle, parse_number, write_number};
 use crate::ingest::values::{
@@ -320,24 +321,6 @@ pub struct RwFormatInfo {
     pub neutral_values: u64,
 }
 
-/// Totals for one rule or one asset class.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct GroupSummary {
-    /// The rule (Applied_Rule text, empty when none applied) or the asset class.
-    pub key: String,
-    /// The rule's Regulatory_Reference (rules only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub regulatory_reference: Option<String>,
-    /// Rows.
-    pub rows: u64,
-    /// Matched rows.
-    pub matched: u64,
-    /// Sum of Exposure_Amount.
-    pub exposure_amount: f64,
-    /// Sum of Capital_Saving (RWA reduction).
-    pub rwa_saving: f64,
-}
-
 /// How the lever was classified.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassificationInfo {
@@ -418,6 +401,9 @@ pub struct AnalysisSummary {
     pub by_asset_class: Vec<GroupSummary>,
     /// Count of rows per engine flag.
     pub flags: BTreeMap<String, u64>,
+    /// Totals by status, article, CQS, country, currency and maturity bucket, the top 20
+    /// savings and exposures, rows by reason, data-quality counts.
+    pub aggregates: FileAggregates,
     /// Things the user should know (ambiguous notation, empty identifiers, ...).
     pub warnings: Vec<String>,
 }
@@ -473,8 +459,6 @@ pub struct AnalysisReport {
     pub timings: Timings,
 }
 
-/// Asset classes tracked one by one; further distinct values are summed under "(other)".
-const MAX_ASSET_CLASSES: usize = 1000;
 /// Rows of the first chunk used to detect notations.
 const DETECTION_SAMPLE: usize = 65_536;
 /// Data rows an XLSX sheet holds below its header.
@@ -499,6 +483,8 @@ struct Plan {
     numeric_cols: Vec<bool>,
     maturity_unit: MaturityUnit,
     maturity_unit_source: UnitSource,
+    /// The mapped standard columns and their file columns, for the data-quality counts.
+    mapped: Vec<(StandardField, usize)>,
     analysis_type: &'static str,
     reporting_date: NaiveDate,
     warnings: Vec<String>,
@@ -608,6 +594,31 @@ impl Plan {
         }
     }
 
+    /// Counts the row's blank and unreadable mapped cells. Allocates nothing.
+    fn data_quality(&self, row: &RowRef<'_>, er: &ExposureRow<'_>, t: &mut Totals) {
+        use StandardField as F;
+        for &(f, c) in &self.mapped {
+            if crate::ingest::values::trim(row.get(c)).is_empty() {
+                t.missing[f.index()] += 1;
+                continue;
+            }
+            let unreadable = match f {
+                F::ExposureAmount => er.exposure_amount.is_none(),
+                F::CurrentRiskWeight => er.current_rw_pct.is_none(),
+                F::CollateralValue => er.collateral_value.is_none(),
+                F::CollateralRiskWeight => er.collateral_rw_pct.is_none(),
+                F::Maturity => !er.invalid_maturity.is_empty(),
+                F::CreditQualityStep => !er.invalid_cqs.is_empty(),
+                F::EligibleCollateral => er.eligible_collateral.is_none(),
+                F::OriginationDate => date_cell(row, c).is_none(),
+                _ => false,
+            };
+            if unreadable {
+                t.unreadable[f.index()] += 1;
+            }
+        }
+    }
+
     /// A weight in percent, in the file's notation.
     #[inline]
     fn to_file_rw(&self, pct: f64) -> f64 {
@@ -684,187 +695,6 @@ struct WorkOut {
     totals: Totals,
 }
 
-#[derive(Debug, Default, Clone)]
-struct Agg {
-    rows: u64,
-    matched: u64,
-    exposure: f64,
-    saving: f64,
-    reference: String,
-}
-
-impl Agg {
-    fn merge(&mut self, o: &Agg) {
-        self.rows += o.rows;
-        self.matched += o.matched;
-        self.exposure += o.exposure;
-        self.saving += o.saving;
-        if self.reference.is_empty() {
-            self.reference.clone_from(&o.reference);
-        }
-    }
-}
-
-/// Maturity values by form.
-#[derive(Debug, Default, Clone, Copy)]
-struct MaturityForms {
-    dates: u64,
-    numbers: u64,
-    with_unit: u64,
-    blank: u64,
-    unreadable: u64,
-}
-
-impl MaturityForms {
-    fn merge(&mut self, o: &MaturityForms) {
-        self.dates += o.dates;
-        self.numbers += o.numbers;
-        self.with_unit += o.with_unit;
-        self.blank += o.blank;
-        self.unreadable += o.unreadable;
-    }
-}
-
-/// Totals a worker accumulates.
-#[derive(Debug, Default)]
-struct Totals {
-    maturity: MaturityForms,
-    rows: u64,
-    matched: u64,
-    not_matched: u64,
-    errors: u64,
-    exposure: f64,
-    rwa_before: f64,
-    rwa_after: f64,
-    saving: f64,
-    by_rule: FxHashMap<String, Agg>,
-    by_class: FxHashMap<String, Agg>,
-    flags: FxHashMap<&'static str, u64>,
-}
-
-impl Totals {
-    /// Empties the totals, keeping the maps' capacity.
-    fn reset(&mut self) {
-        self.rows = 0;
-        self.matched = 0;
-        self.not_matched = 0;
-        self.errors = 0;
-        self.exposure = 0.0;
-        self.rwa_before = 0.0;
-        self.rwa_after = 0.0;
-        self.saving = 0.0;
-        self.by_rule.clear();
-        self.by_class.clear();
-        self.flags.clear();
-        self.maturity = MaturityForms::default();
-    }
-
-    fn merge(&mut self, o: &Totals) {
-        self.maturity.merge(&o.maturity);
-        self.rows += o.rows;
-        self.matched += o.matched;
-        self.not_matched += o.not_matched;
-        self.errors += o.errors;
-        self.exposure += o.exposure;
-        self.rwa_before += o.rwa_before;
-        self.rwa_after += o.rwa_after;
-        self.saving += o.saving;
-        for (k, v) in &o.by_rule {
-            match self.by_rule.get_mut(k) {
-                Some(a) => a.merge(v),
-                None => {
-                    self.by_rule.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        for (k, v) in &o.by_class {
-            if let Some(a) = self.by_class.get_mut(k) {
-                a.merge(v);
-            } else if self.by_class.len() >= MAX_ASSET_CLASSES {
-                self.by_class
-                    .entry("(other)".to_string())
-                    .or_default()
-                    .merge(v);
-            } else {
-                self.by_class.insert(k.clone(), v.clone());
-            }
-        }
-        for (k, v) in &o.flags {
-            *self.flags.entry(k).or_default() += v;
-        }
-    }
-}
-
-/// Scratch buffers of a worker.
-#[derive(Debug, Default)]
-struct Scratch {
-    text: String,
-    key: String,
-}
-
-/// Adds one decision to the totals.
-fn account(
-    t: &mut Totals,
-    s: &mut Scratch,
-    d: &Decision<'_>,
-    asset_class: &str,
-    amount: Option<f64>,
-    saving: f64,
-) {
-    t.rows += 1;
-    let matched = d.status == MatchStatus::Matched;
-    match d.status {
-        MatchStatus::Matched => t.matched += 1,
-        MatchStatus::NotMatched => t.not_matched += 1,
-        MatchStatus::Error => t.errors += 1,
-    }
-    // A negative amount is an error row and counts for nothing.
-    let amt = amount.filter(|a| a.is_finite() && *a >= 0.0).unwrap_or(0.0);
-    t.exposure += amt;
-    t.rwa_before += amt * d.current_rw_pct / 100.0;
-    t.rwa_after += amt * d.suggested_rw_pct / 100.0;
-    t.saving += saving;
-    s.key.clear();
-    d.applied_rule.write_to(&mut s.key);
-    let agg = match t.by_rule.get_mut(s.key.as_str()) {
-        Some(a) => a,
-        None => {
-            let reference = d.regulatory_reference.to_string();
-            t.by_rule.entry(s.key.clone()).or_insert(Agg {
-                reference,
-                ..Agg::default()
-            })
-        }
-    };
-    agg.rows += 1;
-    agg.matched += u64::from(matched);
-    agg.exposure += amt;
-    agg.saving += saving;
-    let class = if asset_class.is_empty() {
-        "(blank)"
-    } else {
-        asset_class
-    };
-    let class = if t.by_class.len() < MAX_ASSET_CLASSES || t.by_class.contains_key(class) {
-        class
-    } else {
-        "(other)"
-    };
-    let agg = match t.by_class.get_mut(class) {
-        Some(a) => a,
-        None => t.by_class.entry(class.to_string()).or_default(),
-    };
-    agg.rows += 1;
-    agg.matched += u64::from(matched);
-    agg.exposure += amt;
-    agg.saving += saving;
-    if !d.flags.is_empty() {
-        for name in d.flags.names() {
-            *t.flags.entry(name).or_default() += 1;
-        }
-    }
-}
-
 /// Analyses one chunk: evaluates every row, accounts it, and formats the output.
 fn process_chunk(
     plan: &Plan,
@@ -889,7 +719,8 @@ fn process_chunk(
             Some(a) => d.capital_saving(a),
             None => 0.0,
         };
-        account(t, s, &d, er.asset_class, er.exposure_amount, saving);
+        t.account(s, &d, &er, saving, i as u64);
+        plan.data_quality(&row, &er, t);
         if !plan.format_output {
             continue;
         }
@@ -1409,6 +1240,9 @@ impl Feeder<'_, '_> {
             numeric_cols,
             maturity_unit,
             maturity_unit_source,
+            mapped: StandardField::all()
+                .filter_map(|f| map.col(f).map(|c| (f, c)))
+                .collect(),
             analysis_type: analysis_type(lever),
             reporting_date: self.engine.context().reporting_date,
             warnings,
@@ -1738,7 +1572,7 @@ fn run(
                             return Err(too_many_for_xlsx());
                         }
                         sink.write(&plan, &job.chunk, &job.out)?;
-                        totals.merge(&job.out.totals);
+                        totals.merge(&job.out.totals, written - job.chunk.len() as u64);
                         reporter
                             .rows_done
                             .fetch_add(job.chunk.len() as u64, Ordering::Relaxed);
@@ -1824,30 +1658,6 @@ fn run(
     })
 }
 
-fn sorted_groups(map: FxHashMap<String, Agg>, with_reference: bool) -> Vec<GroupSummary> {
-    let mut v: Vec<GroupSummary> = map
-        .into_iter()
-        .map(|(k, a)| GroupSummary {
-            key: k,
-            regulatory_reference: with_reference.then_some(a.reference),
-            rows: a.rows,
-            matched: a.matched,
-            exposure_amount: round2(a.exposure),
-            rwa_saving: round2(a.saving),
-        })
-        .collect();
-    v.sort_by(|a, b| {
-        b.rwa_saving
-            .total_cmp(&a.rwa_saving)
-            .then(a.key.cmp(&b.key))
-    });
-    v
-}
-
-fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
-}
-
 fn summarise(
     input_name: &str,
     engine: &Engine,
@@ -1922,13 +1732,10 @@ fn summarise(
             .map
             .col(StandardField::ExposureAmount)
             .map_or(DecimalStyle::Unknown, |c| plan.styles[c]),
-        by_rule: sorted_groups(t.by_rule, true),
-        by_asset_class: sorted_groups(t.by_class, false),
-        flags: t
-            .flags
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
+        by_rule: t.by_rule.sorted(true),
+        by_asset_class: t.by_class.sorted(false),
+        aggregates: t.aggregates(),
+        flags: t.flags.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         maturity,
         warnings,
     })

@@ -1,0 +1,687 @@
+//! File aggregates: what the screens and the Q&A agent ask about a file without reading it
+//! again. Totals (rows, exposure, RWAs before and after, saving) by match status, applied rule,
+//! article, credit quality step, country, currency, maturity bucket and asset class; the top 20
+//! savings and exposures; not-matched and error rows by reason; data-quality counts.
+//!
+//! Computed in the run's one pass: each chunk is totalled in row order on its worker (group keys
+//! are looked up in place; a key is copied only the first time a chunk sees it, the top-20 lists
+//! reuse their entries' buffers), and the writer merges the chunk totals in file order, so the
+//! figures do not depend on the number of threads.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::columns::{FIELD_COUNT, StandardField};
+use crate::engine::{Decision, REASONS, Reference};
+use crate::model::{ExposureRow, MatchStatus};
+
+/// Distinct values tracked one by one per grouping (asset classes, countries, currencies);
+/// further values are summed under "(other)".
+pub const MAX_GROUP_KEYS: usize = 1000;
+/// Rows in each top list.
+pub const TOP_ROWS: usize = 20;
+
+/// Totals of one group.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GroupSummary {
+    /// The group: an Applied_Rule text (empty when none applied), an asset class, an article, a
+    /// status, a CQS, a country, a currency or a maturity bucket.
+    pub key: String,
+    /// The rule's Regulatory_Reference (rules only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regulatory_reference: Option<String>,
+    /// Rows.
+    pub rows: u64,
+    /// Matched rows.
+    pub matched: u64,
+    /// Sum of Exposure_Amount.
+    pub exposure_amount: f64,
+    /// RWAs before (amount x current weight).
+    #[serde(default)]
+    pub rwa_before: f64,
+    /// RWAs after (amount x suggested weight).
+    #[serde(default)]
+    pub rwa_after: f64,
+    /// Sum of Capital_Saving (RWA reduction).
+    pub rwa_saving: f64,
+}
+
+/// One row of a top list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopRow {
+    /// The data row (1 = the first row below the header).
+    pub row: u64,
+    /// Exposure_ID (empty when the file has none).
+    pub exposure_id: String,
+    /// Exposure_Amount.
+    pub exposure_amount: f64,
+    /// The current weight used, in percent.
+    pub current_rw_pct: f64,
+    /// The suggested weight, in percent.
+    pub suggested_rw_pct: f64,
+    /// Capital_Saving.
+    pub capital_saving: f64,
+    /// Match_Status.
+    pub status: MatchStatus,
+    /// Applied_Rule.
+    pub applied_rule: String,
+}
+
+/// Rows not matched or in error for one reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReasonCount {
+    /// not_matched or error.
+    pub status: MatchStatus,
+    /// The reason's key (`nif_not_found`, `missing_nif`, ...; see `engine::REASONS`).
+    pub reason: String,
+    /// Rows.
+    pub rows: u64,
+    /// Their Exposure_Amount.
+    pub exposure_amount: f64,
+}
+
+/// Data-quality counts.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DataQuality {
+    /// Blank cells per mapped standard column.
+    pub missing: BTreeMap<String, u64>,
+    /// Cells that could not be read per mapped standard column (a number that is not one, a
+    /// Maturity that is neither a date nor a count, a CQS outside 1 to 6, a date that is not one,
+    /// a yes/no that is neither).
+    pub unreadable: BTreeMap<String, u64>,
+    /// Rows with at least one engine flag (the flags are counted one by one in the summary).
+    pub flagged_rows: u64,
+}
+
+/// The file aggregates of a run (the summary's `aggregates`; totals by Applied_Rule and by
+/// Asset_Class are the summary's `by_rule` and `by_asset_class`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FileAggregates {
+    /// By Match_Status: matched, not_matched, error (in that order).
+    pub by_status: Vec<GroupSummary>,
+    /// By the article that gave the weight (the last table of the Applied_Rule path, e.g.
+    /// `CRR Art. 114(4)` for `PSE_AS_CG > SOV_DOMESTIC`; empty when no rule applied), largest
+    /// saving first.
+    pub by_article: Vec<GroupSummary>,
+    /// By the file's credit quality step: `1` to `6`, `none` (blank or unrated), `invalid`.
+    pub by_cqs: Vec<GroupSummary>,
+    /// By Country as written (upper case; `(blank)`), largest saving first.
+    pub by_country: Vec<GroupSummary>,
+    /// By Currency as written (upper case; `(blank)`), largest saving first.
+    pub by_currency: Vec<GroupSummary>,
+    /// By residual maturity: `past due`, `<= 3 months` (92 days), `3-12 months`, `1-5 years`,
+    /// `> 5 years`, `no maturity`.
+    pub by_maturity_bucket: Vec<GroupSummary>,
+    /// The 20 largest savings (rows with a positive saving), largest first.
+    pub top_savings: Vec<TopRow>,
+    /// The 20 largest exposures, largest first.
+    pub top_exposures: Vec<TopRow>,
+    /// Not-matched and error rows by reason, most rows first.
+    pub reasons: Vec<ReasonCount>,
+    /// Data-quality counts.
+    pub data_quality: DataQuality,
+}
+
+/// The sums of a group.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Sums {
+    rows: u64,
+    matched: u64,
+    exposure: f64,
+    before: f64,
+    after: f64,
+    saving: f64,
+}
+
+/// One row's contribution.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowVals {
+    pub(crate) matched: bool,
+    pub(crate) exposure: f64,
+    pub(crate) before: f64,
+    pub(crate) after: f64,
+    pub(crate) saving: f64,
+}
+
+impl Sums {
+    #[inline]
+    fn add(&mut self, v: &RowVals) {
+        self.rows += 1;
+        self.matched += u64::from(v.matched);
+        self.exposure += v.exposure;
+        self.before += v.before;
+        self.after += v.after;
+        self.saving += v.saving;
+    }
+
+    fn merge(&mut self, o: &Sums) {
+        self.rows += o.rows;
+        self.matched += o.matched;
+        self.exposure += o.exposure;
+        self.before += o.before;
+        self.after += o.after;
+        self.saving += o.saving;
+    }
+
+    fn summary(&self, key: String, reference: Option<String>) -> GroupSummary {
+        GroupSummary {
+            key,
+            regulatory_reference: reference,
+            rows: self.rows,
+            matched: self.matched,
+            exposure_amount: round2(self.exposure),
+            rwa_before: round2(self.before),
+            rwa_after: round2(self.after),
+            rwa_saving: round2(self.saving),
+        }
+    }
+}
+
+/// Rounds to cents.
+pub(crate) fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+#[derive(Debug, Default, Clone)]
+struct Agg {
+    sums: Sums,
+    reference: String,
+}
+
+/// Totals by a text key, at most [`MAX_GROUP_KEYS`] keys (then "(other)").
+#[derive(Debug, Default)]
+pub(crate) struct Groups(FxHashMap<String, Agg>);
+
+impl Groups {
+    /// Adds a row under `key` (with the rule's reference, for rules); copies the key and the
+    /// reference only the first time the key is seen.
+    #[inline]
+    fn add(&mut self, key: &str, v: &RowVals, reference: Option<&Reference<'_>>) {
+        if let Some(a) = self.0.get_mut(key) {
+            a.sums.add(v);
+            return;
+        }
+        let key = if self.0.len() < MAX_GROUP_KEYS {
+            key
+        } else {
+            "(other)"
+        };
+        let a = self.0.entry(key.to_string()).or_default();
+        a.sums.add(v);
+        if let Some(r) = reference
+            && a.reference.is_empty()
+        {
+            r.write_to(&mut a.reference);
+        }
+    }
+
+    fn merge(&mut self, o: &Groups) {
+        for (k, v) in &o.0 {
+            if let Some(a) = self.0.get_mut(k) {
+                a.sums.merge(&v.sums);
+                if a.reference.is_empty() {
+                    a.reference.clone_from(&v.reference);
+                }
+            } else if self.0.len() >= MAX_GROUP_KEYS {
+                let a = self.0.entry("(other)".to_string()).or_default();
+                a.sums.merge(&v.sums);
+            } else {
+                self.0.insert(k.clone(), v.clone());
+            }
+        }
+    }
+
+    /// Largest saving first, then by key.
+    pub(crate) fn sorted(&self, with_reference: bool) -> Vec<GroupSummary> {
+        let mut v: Vec<GroupSummary> = self
+            .0
+            .iter()
+            .map(|(k, a)| {
+                a.sums
+                    .summary(k.clone(), with_reference.then(|| a.reference.clone()))
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.rwa_saving
+                .total_cmp(&a.rwa_saving)
+                .then(a.key.cmp(&b.key))
+        });
+        v
+    }
+}
+
+/// An entry of a top list; its strings are reused when the entry is replaced.
+#[derive(Debug, Default, Clone)]
+struct TopEntry {
+    value: f64,
+    row: u64,
+    exposure_id: String,
+    amount: f64,
+    current: f64,
+    suggested: f64,
+    saving: f64,
+    status: Option<MatchStatus>,
+    rule: String,
+}
+
+impl TopEntry {
+    /// True when `self` ranks before (value, row).
+    #[inline]
+    fn beats(&self, value: f64, row: u64) -> bool {
+        self.value > value || (self.value == value && self.row < row)
+    }
+}
+
+/// The [`TOP_ROWS`] largest values, ties to the earlier row: a total order, so the result does
+/// not depend on how the file was cut into chunks.
+#[derive(Debug, Default)]
+struct TopK {
+    entries: Vec<TopEntry>,
+    len: usize,
+    /// Index of the smallest entry when full.
+    min: usize,
+}
+
+impl TopK {
+    fn reset(&mut self) {
+        self.len = 0;
+        self.min = 0;
+    }
+
+    /// Whether (value, row) enters the list (rows are distinct, so there is no tie).
+    #[inline]
+    fn wants(&self, value: f64, row: u64) -> bool {
+        self.len < TOP_ROWS || !self.entries[self.min].beats(value, row)
+    }
+
+    /// The slot to fill for (value, row); call only when [`TopK::wants`].
+    fn slot(&mut self) -> &mut TopEntry {
+        if self.len < TOP_ROWS {
+            if self.entries.len() <= self.len {
+                self.entries.push(TopEntry::default());
+            }
+            self.len += 1;
+            let i = self.len - 1;
+            &mut self.entries[i]
+        } else {
+            let i = self.min;
+            &mut self.entries[i]
+        }
+    }
+
+    fn fix_min(&mut self) {
+        if self.len < TOP_ROWS {
+            return;
+        }
+        let mut m = 0;
+        for i in 1..self.len {
+            if self.entries[m].beats(self.entries[i].value, self.entries[i].row) {
+                m = i;
+            }
+        }
+        self.min = m;
+    }
+
+    fn merge(&mut self, o: &TopK, row_offset: u64) {
+        for e in &o.entries[..o.len] {
+            let row = e.row + row_offset;
+            if self.wants(e.value, row) {
+                let s = self.slot();
+                s.clone_from(e);
+                s.row = row;
+                self.fix_min();
+            }
+        }
+    }
+
+    fn sorted(&self) -> Vec<TopRow> {
+        let mut v: Vec<&TopEntry> = self.entries[..self.len].iter().collect();
+        v.sort_by(|a, b| b.value.total_cmp(&a.value).then(a.row.cmp(&b.row)));
+        v.into_iter()
+            .map(|e| TopRow {
+                row: e.row + 1,
+                exposure_id: e.exposure_id.clone(),
+                exposure_amount: e.amount,
+                current_rw_pct: e.current,
+                suggested_rw_pct: e.suggested,
+                capital_saving: round2(e.saving),
+                status: e.status.unwrap_or(MatchStatus::Matched),
+                applied_rule: e.rule.clone(),
+            })
+            .collect()
+    }
+}
+
+/// Maturity values by form.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct MaturityForms {
+    pub(crate) dates: u64,
+    pub(crate) numbers: u64,
+    pub(crate) with_unit: u64,
+    pub(crate) blank: u64,
+    pub(crate) unreadable: u64,
+}
+
+impl MaturityForms {
+    fn merge(&mut self, o: &MaturityForms) {
+        self.dates += o.dates;
+        self.numbers += o.numbers;
+        self.with_unit += o.with_unit;
+        self.blank += o.blank;
+        self.unreadable += o.unreadable;
+    }
+}
+
+const CQS_KEYS: [&str; 8] = ["none", "1", "2", "3", "4", "5", "6", "invalid"];
+const BUCKETS: [&str; 6] = [
+    "past due",
+    "<= 3 months",
+    "3-12 months",
+    "1-5 years",
+    "> 5 years",
+    "no maturity",
+];
+const STATUSES: [MatchStatus; 3] = [
+    MatchStatus::Matched,
+    MatchStatus::NotMatched,
+    MatchStatus::Error,
+];
+
+fn status_index(s: MatchStatus) -> usize {
+    match s {
+        MatchStatus::Matched => 0,
+        MatchStatus::NotMatched => 1,
+        MatchStatus::Error => 2,
+    }
+}
+
+/// The totals of a chunk, then of the run.
+#[derive(Debug, Default)]
+pub(crate) struct Totals {
+    pub(crate) rows: u64,
+    pub(crate) matched: u64,
+    pub(crate) not_matched: u64,
+    pub(crate) errors: u64,
+    pub(crate) exposure: f64,
+    pub(crate) rwa_before: f64,
+    pub(crate) rwa_after: f64,
+    pub(crate) saving: f64,
+    pub(crate) by_rule: Groups,
+    pub(crate) by_class: Groups,
+    by_article: Groups,
+    by_country: Groups,
+    by_currency: Groups,
+    by_status: [Sums; 3],
+    by_cqs: [Sums; 8],
+    by_bucket: [Sums; 6],
+    reasons: [[(u64, f64); REASONS.len()]; 3],
+    top_savings: TopK,
+    top_exposures: TopK,
+    pub(crate) flags: FxHashMap<&'static str, u64>,
+    pub(crate) flagged_rows: u64,
+    pub(crate) missing: [u64; FIELD_COUNT],
+    pub(crate) unreadable: [u64; FIELD_COUNT],
+    pub(crate) maturity: MaturityForms,
+}
+
+/// Scratch buffers of a worker.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    pub(crate) text: String,
+    pub(crate) key: String,
+}
+
+/// Writes `s` trimmed and upper-cased into `out`, or `(blank)`.
+fn upper_key<'k>(out: &'k mut String, s: &str) -> &'k str {
+    out.clear();
+    let s = s.trim();
+    if s.is_empty() {
+        out.push_str("(blank)");
+    } else {
+        for c in s.chars() {
+            out.extend(c.to_uppercase());
+        }
+    }
+    out.as_str()
+}
+
+impl Totals {
+    /// Empties the totals, keeping the maps' capacity and the top lists' buffers.
+    pub(crate) fn reset(&mut self) {
+        self.rows = 0;
+        self.matched = 0;
+        self.not_matched = 0;
+        self.errors = 0;
+        self.exposure = 0.0;
+        self.rwa_before = 0.0;
+        self.rwa_after = 0.0;
+        self.saving = 0.0;
+        for g in [
+            &mut self.by_rule,
+            &mut self.by_class,
+            &mut self.by_article,
+            &mut self.by_country,
+            &mut self.by_currency,
+        ] {
+            g.0.clear();
+        }
+        self.by_status = [Sums::default(); 3];
+        self.by_cqs = [Sums::default(); 8];
+        self.by_bucket = [Sums::default(); 6];
+        self.reasons = [[(0, 0.0); REASONS.len()]; 3];
+        self.top_savings.reset();
+        self.top_exposures.reset();
+        self.flags.clear();
+        self.flagged_rows = 0;
+        self.missing = [0; FIELD_COUNT];
+        self.unreadable = [0; FIELD_COUNT];
+        self.maturity = MaturityForms::default();
+    }
+
+    /// Adds a chunk's totals; `row_offset` is the number of data rows before the chunk.
+    pub(crate) fn merge(&mut self, o: &Totals, row_offset: u64) {
+        self.rows += o.rows;
+        self.matched += o.matched;
+        self.not_matched += o.not_matched;
+        self.errors += o.errors;
+        self.exposure += o.exposure;
+        self.rwa_before += o.rwa_before;
+        self.rwa_after += o.rwa_after;
+        self.saving += o.saving;
+        self.by_rule.merge(&o.by_rule);
+        self.by_class.merge(&o.by_class);
+        self.by_article.merge(&o.by_article);
+        self.by_country.merge(&o.by_country);
+        self.by_currency.merge(&o.by_currency);
+        for (a, b) in self.by_status.iter_mut().zip(&o.by_status) {
+            a.merge(b);
+        }
+        for (a, b) in self.by_cqs.iter_mut().zip(&o.by_cqs) {
+            a.merge(b);
+        }
+        for (a, b) in self.by_bucket.iter_mut().zip(&o.by_bucket) {
+            a.merge(b);
+        }
+        for (a, b) in self.reasons.iter_mut().zip(&o.reasons) {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.0 += y.0;
+                x.1 += y.1;
+            }
+        }
+        self.top_savings.merge(&o.top_savings, row_offset);
+        self.top_exposures.merge(&o.top_exposures, row_offset);
+        for (k, v) in &o.flags {
+            *self.flags.entry(k).or_default() += v;
+        }
+        self.flagged_rows += o.flagged_rows;
+        for (a, b) in self.missing.iter_mut().zip(&o.missing) {
+            *a += b;
+        }
+        for (a, b) in self.unreadable.iter_mut().zip(&o.unreadable) {
+            *a += b;
+        }
+        self.maturity.merge(&o.maturity);
+    }
+
+    /// Adds one decision. `row` is the row's index in its chunk. Allocates nothing once the
+    /// chunk has seen the row's keys and the top lists are warm.
+    pub(crate) fn account(
+        &mut self,
+        s: &mut Scratch,
+        d: &Decision<'_>,
+        er: &ExposureRow<'_>,
+        saving: f64,
+        row: u64,
+    ) {
+        let t = self;
+        t.rows += 1;
+        let matched = d.status == MatchStatus::Matched;
+        match d.status {
+            MatchStatus::Matched => t.matched += 1,
+            MatchStatus::NotMatched => t.not_matched += 1,
+            MatchStatus::Error => t.errors += 1,
+        }
+        // A negative amount is an error row and counts for nothing.
+        let amt = er
+            .exposure_amount
+            .filter(|a| a.is_finite() && *a >= 0.0)
+            .unwrap_or(0.0);
+        let v = RowVals {
+            matched,
+            exposure: amt,
+            before: amt * d.current_rw_pct / 100.0,
+            after: amt * d.suggested_rw_pct / 100.0,
+            saving,
+        };
+        t.exposure += v.exposure;
+        t.rwa_before += v.before;
+        t.rwa_after += v.after;
+        t.saving += v.saving;
+
+        s.key.clear();
+        d.applied_rule.write_to(&mut s.key);
+        t.by_rule.add(&s.key, &v, Some(&d.regulatory_reference));
+        let class = er.asset_class.trim();
+        t.by_class
+            .add(if class.is_empty() { "(blank)" } else { class }, &v, None);
+        t.by_article
+            .add(d.regulatory_reference.decisive().unwrap_or(""), &v, None);
+        t.by_country
+            .add(upper_key(&mut s.text, er.country), &v, None);
+        t.by_currency
+            .add(upper_key(&mut s.text, er.currency), &v, None);
+
+        let si = status_index(d.status);
+        t.by_status[si].add(&v);
+        let ci = match er.cqs {
+            _ if !er.invalid_cqs.is_empty() => 7,
+            Some(c @ 1..=6) => usize::from(c),
+            Some(_) => 7,
+            None => 0,
+        };
+        t.by_cqs[ci].add(&v);
+        let bucket = match er.residual_maturity_days.filter(|d| d.is_finite()) {
+            None => 5,
+            Some(x) if x < 0.0 => 0,
+            Some(x) if x <= crate::engine::SHORT_TERM_MAX_DAYS => 1,
+            Some(x) if x <= 366.0 => 2,
+            Some(x) if x <= 5.0 * 365.25 => 3,
+            Some(_) => 4,
+        };
+        t.by_bucket[bucket].add(&v);
+        if !matched {
+            let r = &mut t.reasons[si][d.details.reason_index()];
+            r.0 += 1;
+            r.1 += amt;
+        }
+
+        if saving > 0.0 && t.top_savings.wants(saving, row) {
+            fill(t.top_savings.slot(), saving, row, d, er, amt, saving);
+            t.top_savings.fix_min();
+        }
+        if er.exposure_amount.is_some() && t.top_exposures.wants(amt, row) {
+            fill(t.top_exposures.slot(), amt, row, d, er, amt, saving);
+            t.top_exposures.fix_min();
+        }
+
+        if !d.flags.is_empty() {
+            t.flagged_rows += 1;
+            for name in d.flags.names() {
+                *t.flags.entry(name).or_default() += 1;
+            }
+        }
+    }
+
+    /// The aggregates for the summary.
+    pub(crate) fn aggregates(&self) -> FileAggregates {
+        let fixed = |sums: &[Sums], keys: &[&str]| -> Vec<GroupSummary> {
+            sums.iter()
+                .zip(keys)
+                .filter(|(s, _)| s.rows > 0)
+                .map(|(s, k)| s.summary(k.to_string(), None))
+                .collect()
+        };
+        let mut reasons: Vec<ReasonCount> = Vec::new();
+        for (si, per) in self.reasons.iter().enumerate() {
+            for (ri, (rows, exposure)) in per.iter().enumerate() {
+                if *rows > 0 {
+                    reasons.push(ReasonCount {
+                        status: STATUSES[si],
+                        reason: REASONS[ri].to_string(),
+                        rows: *rows,
+                        exposure_amount: round2(*exposure),
+                    });
+                }
+            }
+        }
+        reasons.sort_by(|a, b| b.rows.cmp(&a.rows).then(a.reason.cmp(&b.reason)));
+        let per_field = |counts: &[u64; FIELD_COUNT]| -> BTreeMap<String, u64> {
+            StandardField::all()
+                .filter(|f| counts[f.index()] > 0)
+                .map(|f| (f.name().to_string(), counts[f.index()]))
+                .collect()
+        };
+        let status_keys: Vec<&str> = STATUSES.iter().map(|s| s.as_str()).collect();
+        FileAggregates {
+            by_status: fixed(&self.by_status, &status_keys),
+            by_article: self.by_article.sorted(false),
+            by_cqs: fixed(&self.by_cqs, &CQS_KEYS),
+            by_country: self.by_country.sorted(false),
+            by_currency: self.by_currency.sorted(false),
+            by_maturity_bucket: fixed(&self.by_bucket, &BUCKETS),
+            top_savings: self.top_savings.sorted(),
+            top_exposures: self.top_exposures.sorted(),
+            reasons,
+            data_quality: DataQuality {
+                missing: per_field(&self.missing),
+                unreadable: per_field(&self.unreadable),
+                flagged_rows: self.flagged_rows,
+            },
+        }
+    }
+}
+
+/// Fills a top-list entry, reusing its strings.
+fn fill(
+    e: &mut TopEntry,
+    value: f64,
+    row: u64,
+    d: &Decision<'_>,
+    er: &ExposureRow<'_>,
+    amt: f64,
+    saving: f64,
+) {
+    e.value = value;
+    e.row = row;
+    e.exposure_id.clear();
+    e.exposure_id.push_str(er.exposure_id);
+    e.amount = amt;
+    e.current = d.current_rw_pct;
+    e.suggested = d.suggested_rw_pct;
+    e.saving = saving;
+    e.status = Some(d.status);
+    e.rule.clear();
+    d.applied_rule.write_to(&mut e.rule);
+}
