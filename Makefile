@@ -59,15 +59,16 @@ chromium:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); }
 
-# Browser tests run the debug binary built by test-rust (one profile for all tests).
+# Browser tests run the debug binary of test-rust's build: `cargo test --no-run` builds it with the
+# same features as the tests (a plain `cargo build` would compile the workspace crates again).
 test-e2e: chromium web-build
-	cargo build -p server
+	cargo test --workspace --no-run -q
 	cd web && CAPOPT_BIN=$(DEBUG_BIN) WEB_DIST=$(CURDIR)/web/dist $(NPM) run e2e
 
 # Collaborative documents: the stock y-websocket provider and yjs against the debug binary
 # (convergence, SIGKILL and restart, read-only viewers, refused strangers).
 test-collab: web-deps
-	cargo build -p server
+	cargo test --workspace --no-run -q
 	cd web && CAPOPT_BIN=$(DEBUG_BIN) $(NPM) run test:collab
 
 # PostgreSQL and Redis must be up (see .ci/run for the commands that start them).
