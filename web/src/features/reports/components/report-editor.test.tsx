@@ -2,11 +2,12 @@ import type { ReportSummary } from '@/api/types/ReportSummary'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { MemoryRouter } from 'react-router'
+import { createMemoryRouter, RouterProvider } from 'react-router'
 import type { WebsocketProvider } from 'y-websocket'
 import { Awareness } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 
+import { Toaster } from '@/components/ui/toaster'
 import { useAuthStore } from '@/lib/auth-store'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
@@ -111,13 +112,21 @@ afterEach(() => {
 })
 
 function renderEditor() {
+  // A data router, as in the app: leaving with unsaved changes is blocked through it.
+  const router = createMemoryRouter(
+    [
+      { path: '/client/report-generator/edit/:reportId', element: <ReportEditorPage reportId="r-1" /> },
+      { path: '/client/report-generator', element: <p>Documents page</p> },
+    ],
+    { initialEntries: ['/client/report-generator/edit/r-1'] },
+  )
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <MemoryRouter>
-        <ReportEditorPage reportId="r-1" />
-      </MemoryRouter>
+      <RouterProvider router={router} />
+      <Toaster />
     </QueryClientProvider>,
   )
+  return router
 }
 
 /** Opens the event socket and answers the subscription to the reports topic at `seq`. */
@@ -262,5 +271,98 @@ describe('an editor the server stops accepting', () => {
     expect(screen.queryByLabelText('Report name')).toBeNull()
     expect(screen.queryByRole('button', { name: /Save Changes|Saved/ })).toBeNull()
     expect(screen.getByText('Read-only')).toBeInTheDocument()
+  })
+})
+
+describe('ReportEditor rename and leaving', () => {
+  it('saves a rename confirmed with Enter', async () => {
+    renderEditor()
+    const name = await screen.findByRole('textbox', { name: 'Report name' })
+    const user = userEvent.setup()
+    await user.clear(name)
+    await user.type(name, 'Q3 final{Enter}')
+    await screen.findByRole('button', { name: 'Saved' })
+    expect(patches).toEqual([{ name: 'Q3 final' }])
+    expect(screen.getByRole('heading', { level: 1, name: 'Q3 final' })).toBeInTheDocument()
+  })
+
+  it('saves a rename when the field is left, once even when Save is clicked at the same time', async () => {
+    renderEditor()
+    const name = await screen.findByRole('textbox', { name: 'Report name' })
+    const user = userEvent.setup()
+    await user.clear(name)
+    await user.type(name, 'Q3 left')
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }))
+    await screen.findByRole('button', { name: 'Saved' })
+    expect(patches).toEqual([{ name: 'Q3 left' }])
+  })
+
+  it('asks before leaving with an unsaved status, and stays or leaves as told', async () => {
+    const router = renderEditor()
+    await screen.findByRole('textbox', { name: 'Report name' })
+    const user = userEvent.setup()
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'published')
+
+    await user.click(screen.getByRole('link', { name: 'Back to Documents' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Unsaved changes' })
+    await user.click(within(dialog).getByRole('button', { name: 'Stay' }))
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument())
+    expect(router.state.location.pathname).toBe('/client/report-generator/edit/r-1')
+    expect(screen.getByRole('combobox', { name: 'Status' })).toHaveValue('published')
+
+    await user.click(screen.getByRole('link', { name: 'Back to Documents' }))
+    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Leave without saving' }))
+    expect(await screen.findByText('Documents page')).toBeInTheDocument()
+    expect(patches).toEqual([])
+  })
+
+  it('saves and leaves when asked to', async () => {
+    renderEditor()
+    await screen.findByRole('textbox', { name: 'Report name' })
+    const user = userEvent.setup()
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'published')
+    await user.click(screen.getByRole('link', { name: 'Back to Documents' }))
+    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Save and leave' }))
+    expect(await screen.findByText('Documents page')).toBeInTheDocument()
+    expect(patches).toEqual([{ status: 'published' }])
+  })
+
+  it('leaves without asking when nothing is unsaved, back to the report’s folder', async () => {
+    server = { ...base, folder_id: 'f-9' }
+    const router = renderEditor()
+    const back = await screen.findByRole('link', { name: 'Back to Documents' })
+    expect(back).toHaveAttribute('href', '/client/report-generator?folder=f-9')
+    await userEvent.click(back)
+    expect(await screen.findByText('Documents page')).toBeInTheDocument()
+    expect(router.state.location.search).toBe('?folder=f-9')
+  })
+})
+
+describe('ReportEditor section deletion', () => {
+  // The toast's swipe handling captures the pointer, which jsdom lacks.
+  beforeAll(() => {
+    Element.prototype.setPointerCapture ??= () => {}
+  })
+
+  it('asks first, then deletes for everyone and offers Undo', async () => {
+    renderEditor()
+    const section = await screen.findByRole('region', { name: 'Introduction' })
+    const user = userEvent.setup()
+    const doc = fake.connection!.doc
+
+    await user.click(within(section).getByRole('button', { name: 'Delete Introduction' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Delete section' })
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }))
+    expect(readSections(doc).map((s) => s.title)).toEqual(['Introduction'])
+
+    await user.click(within(section).getByRole('button', { name: 'Delete Introduction' }))
+    await user.click(within(await screen.findByRole('dialog', { name: 'Delete section' })).getByRole('button', { name: 'Delete' }))
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Introduction' })).not.toBeInTheDocument())
+    expect(readSections(doc)).toEqual([])
+
+    await user.click(await screen.findByRole('button', { name: 'Undo' }))
+    expect(await screen.findByRole('region', { name: 'Introduction' })).toBeInTheDocument()
+    expect(readSections(doc).map((s) => s.title)).toEqual(['Introduction'])
+    expect(doc.getXmlFragment('section:s-1').toString()).toContain('Opening words.')
   })
 })

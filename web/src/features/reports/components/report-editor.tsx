@@ -5,15 +5,16 @@ import type { ReportSummary } from '@/api/types/ReportSummary'
 import type { Editor } from '@tiptap/core'
 import { ArrowDown, ArrowLeft, ArrowUp, ChevronDown, Copy, FileDown, Pencil, Plus, Save, Trash2 } from 'lucide-react'
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
-import { useNavigate } from 'react-router'
+import { Link, useBlocker, useNavigate, useSearchParams } from 'react-router'
 import type * as Y from 'yjs'
 
 import { Button } from '@/components/ui/button'
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Input } from '@/components/ui/input'
 import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
 import { ApiError, errorMessage } from '@/lib/api-client'
-import { useClientId } from '@/hooks/use-client-id'
+import { CLIENT_PARAM, useClientId, withClient } from '@/hooks/use-client-id'
 import { useAuthStore } from '@/lib/auth-store'
 import { closeMessage } from '@/lib/close-codes'
 import { cn } from '@/lib/cn'
@@ -23,7 +24,15 @@ import { toast } from '@/lib/toast'
 import { useLiveReport, useReport, useUpdateReport } from '../api'
 import { useReportDocument } from '../hooks/use-report-document'
 import { applyServer, changedFields, hasUnsaved, initialMeta } from '../utils/report-meta'
-import { addSection, deleteSection, duplicateSection, moveSection, renameSection, type Section } from '../utils/sections'
+import {
+  addSection,
+  deleteSectionWithUndo,
+  duplicateSection,
+  moveSection,
+  renameSection,
+  type Section,
+  type SectionDeletion,
+} from '../utils/sections'
 import { EditorToolbar } from './editor-toolbar'
 import { InlineRename } from './inline-rename'
 import { StatusBadge } from './report-badges'
@@ -32,6 +41,15 @@ import { SectionEditor, type CaretUser } from './section-editor'
 
 /** Auto-save of the report's name and status, after changes (the spec's 90 seconds). */
 export const AUTO_SAVE_DELAY_MS = 90_000
+/** How long the Undo of a section deletion is offered. */
+export const UNDO_DELETE_MS = 10_000
+
+/** The report list, in the report's folder and with an administrator's chosen client kept. */
+function useDocumentsHref(folderId: string | null): string {
+  const [params] = useSearchParams()
+  const list = paths.client.reports.getHref()
+  return withClient(folderId ? `${list}?folder=${encodeURIComponent(folderId)}` : list, params.get(CLIENT_PARAM))
+}
 
 const CARET_COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#db2777', '#4f46e5']
 
@@ -48,11 +66,12 @@ export function ReportEditorPage({ reportId }: { reportId: string }) {
 
 function LoadError({ message }: { message: string }) {
   const navigate = useNavigate()
+  const documents = useDocumentsHref(null)
   return (
     <div role="alert" className="mx-auto max-w-lg space-y-4 rounded-lg border border-slate-200 bg-white p-6 text-center">
       <h2 className="text-lg font-semibold text-slate-900">Error loading report</h2>
       <p className="text-sm text-slate-600">{message}</p>
-      <Button onClick={() => navigate(paths.client.reports.getHref())}>
+      <Button onClick={() => navigate(documents)}>
         <ArrowLeft /> Back to Documents
       </Button>
     </div>
@@ -118,20 +137,29 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
   }
   const [active, setActive] = useState<Editor | null>(null)
   const [structureOpen, setStructureOpen] = useState(true)
+  const [sectionToDelete, setSectionToDelete] = useState<Section | null>(null)
+  const lastDeletion = useRef<SectionDeletion | null>(null)
+  const documentsHref = useDocumentsHref(report.folder_id)
   const structureId = useId()
   const unsaved = hasUnsaved(meta)
   const { name, status } = meta.local
 
+  // One save at a time: confirming a rename by leaving the field and clicking Save at once sends one.
+  const saving = useRef(false)
   const save = useCallback(() => {
     const body = changedFields(meta)
     if (body.name === '') {
       toast.error('Save Failed', 'Report name is required')
       return
     }
-    if (body.name === undefined && body.status === undefined) return
+    if ((body.name === undefined && body.status === undefined) || saving.current) return
+    saving.current = true
     update.mutate(
       { id: report.id, body },
       {
+        onSettled: () => {
+          saving.current = false
+        },
         onSuccess: (r) => {
           setMeta((m) => applyServer(m, r, body))
           toast.success('Report Saved')
@@ -152,7 +180,47 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
     return () => clearTimeout(timer)
   }, [unsaved, canEdit, name, status])
 
+  // Leaving with unsaved name or status asks first (links, the back button); closing the tab too.
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) => unsaved && canEdit && currentLocation.pathname !== nextLocation.pathname,
+  )
+  useEffect(() => {
+    // A save that finished while the question was showing (a rename confirmed by leaving the
+    // field): nothing is lost any more, so go on.
+    if (blocker.state === 'blocked' && !unsaved) blocker.proceed()
+  }, [blocker, unsaved])
+  useEffect(() => {
+    if (!unsaved || !canEdit) return
+    const onBeforeUnload = (event: BeforeUnloadEvent) => event.preventDefault()
+    window.addEventListener('beforeunload', onBeforeUnload)
+    return () => window.removeEventListener('beforeunload', onBeforeUnload)
+  }, [unsaved, canEdit])
+
   const doc = connection.doc
+
+  // Deleting a section asks first, then offers Undo (the collaborative undo of this deletion).
+  useEffect(() => () => lastDeletion.current?.release(), [])
+  const confirmDeleteSection = () => {
+    const section = sectionToDelete
+    setSectionToDelete(null)
+    if (!section) return
+    lastDeletion.current?.release()
+    const deletion = deleteSectionWithUndo(doc, section.id)
+    lastDeletion.current = deletion
+    if (!deletion) return
+    toast.success('Section deleted', `"${section.title}" was removed for everyone.`, {
+      duration: UNDO_DELETE_MS,
+      action: {
+        label: 'Undo',
+        onClick: () => {
+          if (deletion.undo()) toast.success('Section restored', `"${section.title}" is back.`)
+        },
+      },
+      onDismiss: () => deletion.release(),
+      onAutoClose: () => deletion.release(),
+    })
+  }
+
   const exportPdf = () => {
     toast.info('Export Ready', 'Use the print dialog to save as PDF.')
     window.print()
@@ -162,6 +230,9 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
     <div className="mx-auto flex max-w-7xl flex-col gap-4 lg:flex-row">
       <div className="min-w-0 flex-1 space-y-4">
         <header className="report-editor-chrome space-y-3 rounded-lg border border-slate-200 bg-white p-4">
+          <Link to={documentsHref} className="inline-flex items-center gap-1 text-sm font-medium text-brand-700 hover:underline">
+            <ArrowLeft className="size-4" aria-hidden="true" /> Back to Documents
+          </Link>
           <div className="flex flex-wrap items-center gap-3">
             {canEdit ? (
               <Input
@@ -171,7 +242,21 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
                   const value = e.target.value
                   setMeta((m) => ({ ...m, local: { ...m.local, name: value } }))
                 }}
-                className="max-w-md text-lg font-semibold"
+                // A rename is confirmed with Enter or by leaving the field, and saved then;
+                // Escape puts the saved name back.
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') {
+                    e.preventDefault()
+                    save()
+                  } else if (e.key === 'Escape') {
+                    e.preventDefault()
+                    setMeta((m) => ({ ...m, local: { ...m.local, name: m.saved.name } }))
+                  }
+                }}
+                onBlur={() => {
+                  if (name !== meta.saved.name && name.trim() !== '') save()
+                }}
+                className="w-full min-w-0 text-lg font-semibold sm:max-w-md"
               />
             ) : (
               <h1 className="text-xl font-semibold text-slate-900">{meta.saved.name}</h1>
@@ -222,7 +307,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           <h1 className="text-2xl font-bold text-slate-900">{meta.saved.name}</h1>
           {sections.map((s, i) => (
             <section key={s.id} aria-label={s.title} className="group space-y-2">
-              <SectionHeading doc={doc} section={s} index={i} count={sections.length} canEdit={canEdit} />
+              <SectionHeading doc={doc} section={s} index={i} count={sections.length} canEdit={canEdit} onDelete={setSectionToDelete} />
               <SectionEditor doc={doc} provider={connection.provider} sectionId={s.id} title={s.title} editable={canEdit} user={user} onFocus={setActive} />
             </section>
           ))}
@@ -261,17 +346,64 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           </div>
         </div>
       </aside>
+
+      <Dialog open={sectionToDelete !== null} onOpenChange={(open) => !open && setSectionToDelete(null)}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Delete section</DialogTitle>
+            <DialogDescription>
+              Delete "{sectionToDelete?.title}" and its content for everyone editing this report? You can undo it right after.
+            </DialogDescription>
+          </DialogHeader>
+          <DialogFooter>
+            <Button variant="outline" onClick={() => setSectionToDelete(null)}>
+              Cancel
+            </Button>
+            <Button variant="destructive" onClick={confirmDeleteSection}>
+              Delete
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
+
+      <Dialog open={blocker.state === 'blocked'} onOpenChange={(open) => !open && blocker.reset?.()}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Unsaved changes</DialogTitle>
+            <DialogDescription>The report's name or status has changes that are not saved. Leave without saving them?</DialogDescription>
+          </DialogHeader>
+          <DialogFooter>
+            <Button variant="outline" onClick={() => blocker.reset?.()}>
+              Stay
+            </Button>
+            <Button variant="outline" onClick={() => blocker.proceed?.()}>
+              Leave without saving
+            </Button>
+            <Button onClick={save} disabled={update.isPending}>
+              <Save /> Save and leave
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
     </div>
   )
 }
 
-type SectionHeadingProps = { doc: Y.Doc; section: Section; index: number; count: number; canEdit: boolean }
+type SectionHeadingProps = {
+  doc: Y.Doc
+  section: Section
+  index: number
+  count: number
+  canEdit: boolean
+  /** Asks to delete the section (the editor confirms first). */
+  onDelete: (section: Section) => void
+}
 
 /**
  * A section's title with its actions. Rename is a button (so it is reachable by keyboard);
  * double-clicking a section is left to the AI text assistant.
  */
-function SectionHeading({ doc, section: s, index, count, canEdit }: SectionHeadingProps) {
+function SectionHeading({ doc, section: s, index, count, canEdit, onDelete }: SectionHeadingProps) {
   const [renaming, setRenaming] = useState(false)
   const renameButton = useRef<HTMLButtonElement>(null)
   return (
@@ -304,7 +436,7 @@ function SectionHeading({ doc, section: s, index, count, canEdit }: SectionHeadi
           <Button variant="ghost" size="icon" aria-label={`Duplicate ${s.title}`} onClick={() => duplicateSection(doc, s.id)}>
             <Copy />
           </Button>
-          <Button variant="ghost" size="icon" aria-label={`Delete ${s.title}`} onClick={() => deleteSection(doc, s.id)}>
+          <Button variant="ghost" size="icon" aria-label={`Delete ${s.title}`} onClick={() => onDelete(s)}>
             <Trash2 />
           </Button>
         </div>

@@ -1,7 +1,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { MemoryRouter, Route, Routes } from 'react-router'
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
 
 import { Toaster } from '@/components/ui/toaster'
 import { useAuthStore } from '@/lib/auth-store'
@@ -28,16 +28,34 @@ const report = {
   updated_at: '2026-11-02T10:00:00.000000Z',
 }
 
-function renderList(role: 'user' | 'viewer' = 'user', client: { id: string; name: string } | null = { id: 'c-1', name: 'Bank A' }) {
+/** Shows where the router is, so tests can read what the URL keeps. */
+function LocationText() {
+  const location = useLocation()
+  return <output aria-label="Location">{location.pathname + location.search}</output>
+}
+
+function renderList(
+  role: 'user' | 'viewer' | 'admin' = 'user',
+  client: { id: string; name: string } | null = { id: 'c-1', name: 'Bank A' },
+  path = '/client/report-generator',
+) {
   // The live-update subscription goes to a fake event socket that never opens.
   FakeEventSocket.all = []
   setRealtimeTransport(() => new FakeEventSocket(), async () => true)
   useAuthStore.setState({ status: 'authenticated', user: makeUser({ role, client }) })
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <MemoryRouter initialEntries={['/client/report-generator']}>
+      <MemoryRouter initialEntries={[path]}>
         <Routes>
-          <Route path="/client/report-generator" element={<ReportsList />} />
+          <Route
+            path="/client/report-generator"
+            element={
+              <>
+                <ReportsList />
+                <LocationText />
+              </>
+            }
+          />
           <Route path="/client/report-generator/edit/:reportId" element={<p>Editor page</p>} />
         </Routes>
       </MemoryRouter>
@@ -120,6 +138,42 @@ describe('ReportsList', () => {
     expect(await screen.findByRole('heading', { name: 'No Reports Found' })).toBeInTheDocument()
     expect(screen.getByText('This folder has no reports yet.')).toBeInTheDocument()
     expect(screen.queryByRole('heading', { name: 'Create Your First Report' })).not.toBeInTheDocument()
+  })
+
+  it('keeps the folder in the URL, so a return from the editor lands in it', async () => {
+    mockApi({
+      'GET /api/reports': () => json(200, [report, { ...report, id: 'r-2', name: 'Quarterly memo', folder_id: 'f-1' }]),
+      'GET /api/reports/folders': () => json(200, [folder]),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+    })
+    renderList('user', { id: 'c-1', name: 'Bank A' }, '/client/report-generator?folder=f-1')
+    expect(await screen.findByRole('article', { name: 'Quarterly memo' })).toBeInTheDocument()
+    expect(screen.queryByRole('article', { name: 'Q3 Pillar 3 disclosure' })).not.toBeInTheDocument()
+
+    await userEvent.click(screen.getByRole('button', { name: 'All reports' }))
+    expect(await screen.findByRole('article', { name: 'Q3 Pillar 3 disclosure' })).toBeInTheDocument()
+    expect(screen.getByRole('status', { name: 'Location' })).toHaveTextContent(/^\/client\/report-generator$/)
+    await userEvent.click(screen.getByRole('button', { name: 'Quarterly' }))
+    expect(screen.getByRole('status', { name: 'Location' })).toHaveTextContent('/client/report-generator?folder=f-1')
+  })
+
+  it('lets an administrator choose the client, and the editor links keep it', async () => {
+    const calls = mockApi({
+      'GET /api/reports': ({ query }) => json(200, query.get('client_id') === 'c-2' ? [{ ...report, id: 'r-b', client_id: 'c-2', name: 'Bank B memo' }] : [report]),
+      'GET /api/reports/folders': () => json(200, []),
+      'GET /api/reports/draft-limit': () => json(200, limit),
+      'GET /api/clients': () => json(200, [{ id: 'c-1', name: 'Bank A' }, { id: 'c-2', name: 'Bank B' }]),
+    })
+    renderList('admin', { id: 'c-1', name: 'Bank A' })
+    expect(await screen.findByRole('article', { name: 'Q3 Pillar 3 disclosure' })).toBeInTheDocument()
+    const select = screen.getByLabelText('Client')
+    await waitFor(() => expect(within(select).getAllByRole('option')).toHaveLength(2))
+    await userEvent.selectOptions(select, 'c-2')
+    expect(await screen.findByRole('article', { name: 'Bank B memo' })).toBeInTheDocument()
+    expect(screen.getByRole('status', { name: 'Location' })).toHaveTextContent('/client/report-generator?client=c-2')
+    expect(calls.filter((c) => c.key === 'GET /api/reports').map((c) => c.url)).toContain('/api/reports?client_id=c-2')
+    const card = screen.getByRole('article', { name: 'Bank B memo' })
+    expect(within(card).getAllByRole('link')[0]).toHaveAttribute('href', '/client/report-generator/edit/r-b?client=c-2')
   })
 
   it('opens a card from the keyboard: Tab reaches its link, Enter opens the editor', async () => {

@@ -2,15 +2,16 @@ import type { ReportFolder } from '@/api/types/ReportFolder'
 import type { ReportSummary } from '@/api/types/ReportSummary'
 import { ChevronRight, Folder, FolderPlus, LayoutGrid, List, Plus, RefreshCw, Search } from 'lucide-react'
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { useNavigate } from 'react-router'
+import { useNavigate, useSearchParams } from 'react-router'
 
+import { ClientSwitcher } from '@/components/client-switcher'
 import { Alert } from '@/components/ui/alert'
 import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
 import { errorMessage } from '@/lib/api-client'
-import { useClientId } from '@/hooks/use-client-id'
+import { CLIENT_PARAM, useClientId, withClient } from '@/hooks/use-client-id'
 import { useAuthStore } from '@/lib/auth-store'
 import { cn } from '@/lib/cn'
 import { toast } from '@/lib/toast'
@@ -30,6 +31,9 @@ import { NameDialog } from './name-dialog'
 import { ReportCard } from './report-card'
 
 export type SortKey = 'date' | 'name' | 'status'
+
+/** The query parameter of the folder being shown (`?folder=<id>`), so a return from the editor lands there. */
+export const FOLDER_PARAM = 'folder'
 
 /** Filters (by name, case-insensitive) and sorts reports: Date newest first, Name A-Z, Status drafts first. */
 export function filterAndSort(reports: ReportSummary[], search: string, sort: SortKey): ReportSummary[] {
@@ -58,7 +62,18 @@ export function ReportsList() {
   const [search, setSearch] = useState('')
   const [sort, setSort] = useState<SortKey>('date')
   const [view, setView] = useState<'grid' | 'list'>('grid')
-  const [folderId, setFolderId] = useState<string | null>(null)
+  // The folder shown is part of the URL: the back button and a return from the editor come back to it.
+  const [params, setParams] = useSearchParams()
+  const folderId = params.get(FOLDER_PARAM)
+  const setFolderId = (id: string | null) => {
+    const next = new URLSearchParams(params)
+    if (id) next.set(FOLDER_PARAM, id)
+    else next.delete(FOLDER_PARAM)
+    setParams(next)
+  }
+  // An administrator's chosen client travels with the links to the editor.
+  const chosenClient = params.get(CLIENT_PARAM)
+  const editorHref = (id: string) => withClient(paths.client.reportEditor.getHref(id), chosenClient)
   const [newReportOpen, setNewReportOpen] = useState(false)
   const [newFolderOpen, setNewFolderOpen] = useState(false)
   const [toDelete, setToDelete] = useState<ReportSummary | null>(null)
@@ -74,7 +89,7 @@ export function ReportsList() {
     return filterAndSort(scoped, search, sort)
   }, [reports.data, searching, folderId, search, sort])
 
-  const openReport = (id: string) => navigate(paths.client.reportEditor.getHref(id))
+  const openReport = (id: string) => navigate(editorHref(id))
 
   const onCreateReport = (name: string) =>
     createReport.mutate(
@@ -135,7 +150,12 @@ export function ReportsList() {
   }, [failedAt])
   const limit = draftLimit.data
   if (!clientId) {
-    return <p className="text-slate-600">No Client: your account is not linked to a client, so there are no reports to show.</p>
+    return (
+      <div className="space-y-4">
+        <ClientSwitcher />
+        <p className="text-slate-600">No Client: your account is not linked to a client, so there are no reports to show.</p>
+      </div>
+    )
   }
   return (
     <div className="mx-auto max-w-7xl space-y-6">
@@ -146,6 +166,7 @@ export function ReportsList() {
             {limit ? `${limit.draft_count} of ${limit.limit} drafts used this month` : 'Regulatory reports drafted together with your team.'}
           </p>
         </div>
+        <ClientSwitcher />
         {canEdit && (
           <div className="flex gap-2">
             <Button variant="outline" onClick={() => setNewFolderOpen(true)}>
@@ -223,7 +244,7 @@ export function ReportsList() {
             <ReportCard
               key={r.id}
               report={r}
-              href={paths.client.reportEditor.getHref(r.id)}
+              href={editorHref(r.id)}
               view={view}
               canEdit={canEdit}
               onOpen={() => openReport(r.id)}

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 
-import { addSection, deleteSection, duplicateSection, fragmentName, moveSection, readSections, renameSection } from './sections'
+import {
+  addSection,
+  deleteSection,
+  deleteSectionWithUndo,
+  duplicateSection,
+  fragmentName,
+  moveSection,
+  readSections,
+  renameSection,
+} from './sections'
 
 /** A document like the server's initial content: sections a0, a1, a2 with one paragraph each. */
 function seeded(titles: string[]): Y.Doc {
@@ -79,5 +88,52 @@ describe('report sections in the shared document', () => {
     Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
     expect(titles(a)).toEqual(titles(b))
     expect(titles(a)).toEqual(['Alpha', 'C', 'B', 'New Section 4'])
+  })
+})
+
+describe('deleteSectionWithUndo', () => {
+  it('deletes a section and undo brings back its title, place and text for every peer', () => {
+    const doc = seeded(['Intro', 'Scope', 'Results'])
+    const peer = new Y.Doc()
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc))
+    doc.on('update', (u: Uint8Array) => Y.applyUpdate(peer, u))
+
+    const deletion = deleteSectionWithUndo(doc, 's1')!
+    expect(readSections(peer).map((s) => s.title)).toEqual(['Intro', 'Results'])
+    expect(peer.getXmlFragment(fragmentName('s1')).toString()).toBe('')
+
+    expect(deletion.undo()).toBe(true)
+    expect(readSections(peer).map((s) => s.title)).toEqual(['Intro', 'Scope', 'Results'])
+    expect(peer.getXmlFragment(fragmentName('s1')).toString()).toBe('<paragraph>Scope text</paragraph>')
+    // Once used, the undo is gone.
+    expect(deletion.undo()).toBe(false)
+  })
+
+  it('undoes only the deletion: a colleague’s edits made meanwhile stay', () => {
+    const doc = seeded(['Intro', 'Scope'])
+    const deletion = deleteSectionWithUndo(doc, 's1')!
+    // A colleague renames another section, and types into the deleted one's text.
+    const colleague = new Y.Doc()
+    Y.applyUpdate(colleague, Y.encodeStateAsUpdate(doc))
+    ;(colleague.getMap('sections').get('s0') as Y.Map<unknown>).set('title', 'Introduction')
+    const p = new Y.XmlElement('paragraph')
+    p.insert(0, [new Y.XmlText('late words')])
+    colleague.getXmlFragment(fragmentName('s1')).insert(0, [p])
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(colleague))
+
+    expect(deletion.undo()).toBe(true)
+    expect(readSections(doc).map((s) => s.title)).toEqual(['Introduction', 'Scope'])
+    const text = doc.getXmlFragment(fragmentName('s1')).toString()
+    expect(text).toContain('Scope text')
+    expect(text).toContain('late words')
+  })
+
+  it('offers nothing once released, and nothing for an unknown section', () => {
+    const doc = seeded(['Intro'])
+    expect(deleteSectionWithUndo(doc, 'nope')).toBeNull()
+    const deletion = deleteSectionWithUndo(doc, 's0')!
+    deletion.release()
+    expect(deletion.undo()).toBe(false)
+    expect(readSections(doc)).toEqual([])
   })
 })

@@ -119,14 +119,54 @@ export function duplicateSection(doc: Y.Doc, id: string): string | null {
   return copyId
 }
 
-/** Removes a section and empties its text. */
-export function deleteSection(doc: Y.Doc, id: string): boolean {
+/** Removes a section and empties its text; `origin` names the transaction (see {@link deleteSectionWithUndo}). */
+export function deleteSection(doc: Y.Doc, id: string, origin?: unknown): boolean {
   const map = sectionsMap(doc)
   if (!map.has(id)) return false
   doc.transact(() => {
     map.delete(id)
     const fragment = doc.getXmlFragment(fragmentName(id))
     if (fragment.length > 0) fragment.delete(0, fragment.length)
-  })
+  }, origin)
   return true
+}
+
+/** A section deletion that can be taken back. */
+export type SectionDeletion = {
+  /** Puts the section back (title, place and text), as a collaborative undo; false if nothing was undone. */
+  undo: () => boolean
+  /** Forgets the undo (call when it is no longer offered). */
+  release: () => void
+}
+
+/**
+ * Deletes a section so that it can be undone: a `Y.UndoManager` scoped to the sections map and the
+ * section's text, tracking only this deletion's own origin. Undo restores what this deletion
+ * removed and nothing else, so edits colleagues made meanwhile (elsewhere, or text typed into the
+ * section after it was deleted) are kept, and everyone sees the section come back.
+ */
+export function deleteSectionWithUndo(doc: Y.Doc, id: string): SectionDeletion | null {
+  const map = sectionsMap(doc)
+  if (!map.has(id)) return null
+  const origin = { deleteSection: id }
+  const manager = new Y.UndoManager([map, doc.getXmlFragment(fragmentName(id))], {
+    trackedOrigins: new Set([origin]),
+    captureTimeout: 0,
+  })
+  deleteSection(doc, id, origin)
+  let released = false
+  const release = () => {
+    if (released) return
+    released = true
+    manager.destroy()
+  }
+  return {
+    undo: () => {
+      if (released) return false
+      const undone = manager.undo() !== null
+      release()
+      return undone
+    },
+    release,
+  }
 }
