@@ -49,7 +49,7 @@ describe('SignupForm', () => {
     await userEvent.type(screen.getByLabelText('Confirm password'), '12345')
     await userEvent.click(screen.getByRole('button', { name: 'Create Account' }))
     expect(await screen.findByText('Please enter your first and last name')).toBeInTheDocument()
-    expect(screen.getByText('Password must be at least 6 characters long')).toBeInTheDocument()
+    expect(screen.getByText('Password must be at least 8 characters')).toBeInTheDocument()
     expect(calls).toHaveLength(1)
   })
 

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 
+import { newPasswordSchema, passwordMessages } from '@/lib/password-policy'
+
 // No runtime code generation: the server's Content-Security-Policy forbids eval.
 z.config({ jitless: true })
 
@@ -7,17 +9,16 @@ z.config({ jitless: true })
 export const messages = {
   loginEmail: 'Invalid email address',
   forgotEmail: 'Please enter a valid email address',
-  passwordMin8: 'Password must be at least 8 characters',
-  passwordUpper: 'Password must contain at least one uppercase letter',
-  passwordLower: 'Password must contain at least one lowercase letter',
-  passwordNumber: 'Password must contain at least one number',
+  // Every form that sets a password follows the one policy (lib/password-policy), reset's rule.
+  passwordMin8: passwordMessages.tooShort,
+  passwordUpper: passwordMessages.noUpper,
+  passwordLower: passwordMessages.noLower,
+  passwordNumber: passwordMessages.noNumber,
   passwordsMustMatch: 'Passwords must match',
   currentPasswordRequired: 'Current password is required',
-  passwordMin6: 'Password must be at least 6 characters',
   confirmRequired: 'Please confirm your password',
   passwordsDontMatch: "Passwords don't match",
   nameRequired: 'Please enter your first and last name',
-  signupPasswordMin6: 'Password must be at least 6 characters long',
   passwordsDoNotMatch: 'Passwords do not match',
 } as const
 
@@ -34,12 +35,7 @@ export type ForgotPasswordValues = z.infer<typeof forgotPasswordSchema>
 
 export const resetPasswordSchema = z
   .object({
-    password: z
-      .string()
-      .min(8, messages.passwordMin8)
-      .regex(/[A-Z]/, messages.passwordUpper)
-      .regex(/[a-z]/, messages.passwordLower)
-      .regex(/[0-9]/, messages.passwordNumber),
+    password: newPasswordSchema,
     confirmPassword: z.string(),
   })
   .refine((values) => values.password === values.confirmPassword, {
@@ -51,7 +47,7 @@ export type ResetPasswordValues = z.infer<typeof resetPasswordSchema>
 export const changePasswordSchema = z
   .object({
     currentPassword: z.string().min(1, messages.currentPasswordRequired),
-    newPassword: z.string().min(6, messages.passwordMin6),
+    newPassword: newPasswordSchema,
     confirmPassword: z.string().min(1, messages.confirmRequired),
   })
   .refine((values) => values.confirmPassword === '' || values.newPassword === values.confirmPassword, {
@@ -66,7 +62,7 @@ export const signupSchema = z
   .object({
     name: requiredName,
     lastName: requiredName,
-    password: z.string().min(6, messages.signupPasswordMin6),
+    password: newPasswordSchema,
     confirmPassword: z.string(),
   })
   .refine((values) => values.password === values.confirmPassword, {
