@@ -4,6 +4,7 @@ import { create } from 'zustand'
 import { ApiError, isUnauthenticated, setSessionListener } from './api-client'
 import { queryClient } from './query-client'
 import * as session from './session-api'
+import { dismissToasts } from './toast'
 
 export type AuthStatus = 'initializing' | 'authenticated' | 'unauthenticated' | 'error'
 
@@ -81,6 +82,8 @@ export const useAuthStore = create<AuthState>()((set, get) => ({
 
   signIn: async (email, password) => {
     const user = await session.login(email, password)
+    // The failed attempts' toasts ('Login failed') are over: they must not linger over the app.
+    dismissToasts()
     set({ status: 'authenticated', user, error: null })
     return user
   },

@@ -66,4 +66,19 @@ describe('LoginForm', () => {
     expect(useAuthStore.getState().user?.role).toBe('user')
     expect(calls[0].body).toEqual({ email: 'user@bank-a.example', password: 'Demo-Password-1' })
   })
+
+  it('clears the failed attempt’s toast when the next sign-in succeeds', async () => {
+    mockApi({ 'POST /api/auth/login': () => json(401, { code: 'invalid_credentials', message: 'Invalid email or password' }) })
+    renderLogin()
+    await userEvent.type(screen.getByLabelText('Email'), 'user@bank-a.example')
+    await userEvent.type(screen.getByLabelText('Password'), 'wrong')
+    await userEvent.click(screen.getByRole('button', { name: 'Sign In' }))
+    expect(await screen.findByText('Login failed')).toBeInTheDocument()
+
+    mockApi({ 'POST /api/auth/login': () => json(200, { user: makeUser() }) })
+    await userEvent.click(screen.getByRole('button', { name: 'Sign In' }))
+    await waitFor(() => expect(useAuthStore.getState().status).toBe('authenticated'))
+    // Gone at once, not when its time (4 s) runs out.
+    await waitFor(() => expect(screen.queryByText('Login failed')).not.toBeInTheDocument(), { timeout: 1000 })
+  })
 })
