@@ -78,3 +78,20 @@ impl FromRequestParts<AppState> for ClientWrite {
         ))
     }
 }
+
+/// An admin making a back-office change (403 for everyone else, 401 without a session).
+#[derive(Debug, Clone)]
+pub struct AdminActor(pub Actor);
+
+impl FromRequestParts<AppState> for AdminActor {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let actor = Actor::from_request_parts(parts, state).await?;
+        actor.user.require_admin()?;
+        Ok(AdminActor(actor))
+    }
+}

@@ -13,7 +13,9 @@
 pub mod board;
 pub mod clients;
 pub mod dashboard;
+pub mod invitations;
 pub mod reports;
+pub mod users;
 
 use sqlx::AnyConnection;
 
@@ -100,14 +102,36 @@ pub struct Audit<'a> {
     pub entity_id: &'a str,
     /// JSON details.
     pub details: serde_json::Value,
+    /// `info`, `warning` or `critical`.
+    pub severity: &'static str,
+}
+
+/// Who a change's audit record names: the signed-in caller, or nobody yet (a sign-up), and the
+/// address the request came from.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditActor<'a> {
+    /// The user, if known.
+    pub user_id: Option<&'a str>,
+    /// The client address.
+    pub ip: &'a str,
+}
+
+impl Actor {
+    /// This caller as an audit record names them.
+    pub fn audited(&self) -> AuditActor<'_> {
+        AuditActor {
+            user_id: Some(&self.user.id),
+            ip: &self.ip,
+        }
+    }
 }
 
 /// One change of the product's data (see the module docs).
 pub struct Change<'s> {
     state: &'s AppState,
     tx: sqlx::Transaction<'static, sqlx::Any>,
-    topic: Topic,
-    seq: i64,
+    /// The topic and the event's sequence number, for changes that screens watch.
+    topic: Option<(Topic, i64)>,
 }
 
 impl<'s> Change<'s> {
@@ -119,8 +143,17 @@ impl<'s> Change<'s> {
         Ok(Change {
             state,
             tx,
-            topic,
-            seq,
+            topic: Some((topic, seq)),
+        })
+    }
+
+    /// Opens the transaction of a change no screen watches live (an account, an invitation): it
+    /// ends with [`Change::commit_unannounced`].
+    pub async fn begin_unannounced(state: &'s AppState) -> ApiResult<Change<'s>> {
+        Ok(Change {
+            state,
+            tx: state.db.pool.begin().await?,
+            topic: None,
         })
     }
 
@@ -133,22 +166,46 @@ impl<'s> Change<'s> {
     /// published on the topic. Returns the event's sequence number. Dropping a
     /// `Change` without committing rolls everything back and publishes nothing.
     pub async fn commit(mut self, actor: &Actor, event: Event, audit: Audit<'_>) -> ApiResult<i64> {
+        let Some((topic, seq)) = self.topic.take() else {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "an unannounced change cannot publish {}",
+                event.name()
+            )));
+        };
+        self.write_audit(actor.audited(), audit).await?;
+        self.tx.commit().await?;
+        self.state.hub.publish(&topic, seq, &event);
+        Ok(seq)
+    }
+
+    /// Commits a change opened with [`Change::begin_unannounced`], its audit record written in
+    /// the transaction.
+    pub async fn commit_unannounced(mut self, actor: AuditActor<'_>, audit: Audit<'_>) -> ApiResult<()> {
+        if let Some((topic, _)) = &self.topic {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "a change of {topic} must publish its event"
+            )));
+        }
+        self.write_audit(actor, audit).await?;
+        self.tx.commit().await?;
+        Ok(())
+    }
+
+    async fn write_audit(&mut self, actor: AuditActor<'_>, audit: Audit<'_>) -> ApiResult<()> {
         audit_db::audit_insert(
             &mut *self.tx,
             &AuditEvent {
                 event_type: audit.event_type,
                 entity_type: audit.entity_type,
                 entity_id: Some(audit.entity_id),
-                actor_id: Some(&actor.user.id),
+                actor_id: actor.user_id,
                 details: audit.details,
-                severity: "info",
-                ip: Some(&actor.ip),
+                severity: audit.severity,
+                ip: Some(actor.ip),
             },
         )
         .await?;
-        self.tx.commit().await?;
-        self.state.hub.publish(&self.topic, self.seq, &event);
-        Ok(self.seq)
+        Ok(())
     }
 }
 

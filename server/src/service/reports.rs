@@ -249,6 +249,7 @@ pub async fn create(state: &AppState, scope: &Scope, req: NewReport<'_>) -> ApiR
             entity_type: "report",
             entity_id: &id,
             details: json!({"client_id": client_id, "name": name}),
+            severity: "info",
         },
     )
     .await?;
@@ -313,6 +314,7 @@ pub async fn update(
                 "status": edit.status.map(ReportStatus::as_str),
                 "folder_id": folder,
             }),
+            severity: "info",
         },
     )
     .await?;
@@ -339,6 +341,7 @@ pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> 
             entity_type: "report",
             entity_id: id,
             details: json!({"client_id": row.client_id, "name": row.name}),
+            severity: "info",
         },
     )
     .await?;
@@ -378,6 +381,7 @@ pub async fn create_folder(
             entity_type: "report_folder",
             entity_id: &row.id,
             details: json!({"client_id": scope.client_id, "name": name}),
+            severity: "info",
         },
     )
     .await?;
@@ -406,6 +410,7 @@ pub async fn delete_folder(state: &AppState, actor: &Actor, id: &str) -> ApiResu
             entity_type: "report_folder",
             entity_id: id,
             details: json!({"client_id": row.client_id, "name": row.name}),
+            severity: "info",
         },
     )
     .await?;

@@ -425,6 +425,7 @@ fn audit<'a>(
         entity_type,
         entity_id,
         details,
+        severity: "info",
     }
 }
 
