@@ -1,6 +1,8 @@
 import { act, screen, waitFor } from '@testing-library/react'
 
 import { useAuthStore } from '@/lib/auth-store'
+import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
+import { FakeEventSocket } from '@/testing/fake-event-socket'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
 import { renderRoutes } from '@/testing/render-route'
 
@@ -32,9 +34,15 @@ function anonymous() {
 
 beforeEach(() => {
   useAuthStore.setState({ status: 'initializing', user: null, error: null })
+  // The signed-in shell holds the event socket open: a fake one here.
+  FakeEventSocket.all = []
+  setRealtimeTransport((url) => new FakeEventSocket(url), async () => true)
 })
 
-afterEach(() => vi.unstubAllGlobals())
+afterEach(() => {
+  resetRealtime()
+  vi.unstubAllGlobals()
+})
 
 describe('route guard', () => {
   it('sends an anonymous visitor of /admin/dashboard to /login with the origin path', async () => {
@@ -211,5 +219,27 @@ describe('tab titles', () => {
     await waitFor(() => expect(document.title).toBe('Page not found · CapOpt'))
     await act(() => router.navigate('/'))
     await waitFor(() => expect(document.title).toBe('CapOpt · Capital Optimization'))
+  })
+})
+
+describe('a role change while the app is open', () => {
+  it('reaches a screen with nothing live at once: an admin made a user leaves the admin area', async () => {
+    let role: 'admin' | 'user' = 'admin'
+    mockApi({
+      'GET /api/auth/me': () => json(200, makeUser({ role, name: 'Alex' })),
+      'GET /api/admin/dashboard/metrics': () => json(200, metrics),
+    })
+    const { router } = renderRoutes(routes, '/admin/dashboard')
+    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument()
+    // The dashboard shows nothing live: no connection pill, but the socket is open for session events.
+    expect(screen.queryByRole('status', { name: /Live|Connecting|Offline|Reconnecting/ })).not.toBeInTheDocument()
+    await waitFor(() => expect(FakeEventSocket.all.length).toBe(1))
+    const ws = FakeEventSocket.latest()
+    act(() => ws.open())
+
+    role = 'user'
+    act(() => ws.frame('', 0, 'session.changed'))
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+    expect(await screen.findByRole('navigation', { name: 'Client navigation' })).toBeInTheDocument()
   })
 })

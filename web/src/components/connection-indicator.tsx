@@ -10,9 +10,11 @@ const LOOK: Record<ConnectionStatus, { dot: string; label: string; detail: strin
   offline: { dot: 'bg-red-500', label: 'Offline', detail: 'Live updates stopped. Sign in again to resume.' },
 }
 
-/** The top bar's small live-connection indicator. */
+/** The top bar's small live-connection indicator, only on screens that show something live. */
 export function ConnectionIndicator() {
   const status = useRealtimeStore((s) => s.status)
+  const live = useRealtimeStore((s) => s.liveTopics > 0)
+  if (!live) return null
   const look = LOOK[status]
   return (
     <Tooltip>

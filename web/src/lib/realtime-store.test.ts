@@ -9,6 +9,7 @@ import {
   PONG_TIMEOUT_MS,
   backoffDelay,
   classifySeq,
+  holdSessionEvents,
   resetRealtime,
   setRealtimeTransport,
   subscribeTopic,
@@ -189,5 +190,38 @@ describe('the event socket', () => {
     ws.frame('', 0, 'session.changed')
     await vi.waitFor(() => expect(useAuthStore.getState().user?.role).toBe('viewer'))
     expect(calls.map((c) => c.key)).toEqual(['GET /api/auth/me'])
+  })
+})
+
+describe('session events on screens with nothing live', () => {
+  it('holds the socket open without topics, reconnects it, and counts no live topic', async () => {
+    const release = holdSessionEvents()
+    const ws = latest()
+    ws.open()
+    expect(useRealtimeStore.getState().status).toBe('open')
+    expect(useRealtimeStore.getState().liveTopics).toBe(0)
+    expect(ws.sent).toEqual([])
+
+    // A dropped socket comes back while held, even with no topic.
+    ws.serverClose(1006)
+    expect(useRealtimeStore.getState().status).toBe('reconnecting')
+    await vi.advanceTimersByTimeAsync(BACKOFF_MAX_MS)
+    expect(FakeSocket.all).toHaveLength(2)
+    release()
+  })
+
+  it('counts the topics screens listen to (the connection state shows only then)', () => {
+    const release = holdSessionEvents()
+    latest().open()
+    const stopA = subscribeTopic('client:a:board', listener().l)
+    const stopA2 = subscribeTopic('client:a:board', listener().l)
+    const stopB = subscribeTopic('client:a:reports', listener().l)
+    expect(useRealtimeStore.getState().liveTopics).toBe(2)
+    stopA()
+    expect(useRealtimeStore.getState().liveTopics).toBe(2)
+    stopA2()
+    stopB()
+    expect(useRealtimeStore.getState().liveTopics).toBe(0)
+    release()
   })
 })

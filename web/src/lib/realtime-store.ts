@@ -4,6 +4,7 @@ import { create } from 'zustand'
 
 import { apiRequest, isUnauthenticated } from './api-client'
 import { useAuthStore } from './auth-store'
+import { getMe } from './session-api'
 import { EventCloseCode } from './event-close-codes'
 import { queryClient } from './query-client'
 
@@ -12,6 +13,8 @@ import { queryClient } from './query-client'
  *
  * - Screens register topic listeners with {@link subscribeTopic}; the socket opens with the first
  *   listener and every listener's topic is (re)subscribed on each open.
+ * - The signed-in shell holds the socket open with {@link holdSessionEvents} even on screens with
+ *   nothing live, so a role or membership change (`session.changed`) reaches every screen at once.
  * - Each topic's sequence is tracked: an event with the next number is delivered, an older one is
  *   dropped, and a jump (a missed event) makes the listeners refetch (`onResync`). After every
  *   (re)subscription the listeners refetch too, so a reconnect never leaves a stale screen.
@@ -101,6 +104,8 @@ type RealtimeState = {
   nextRetryAt: number | null
   /** Resyncs caused by sequence gaps since the page loaded (shown in the indicator's tooltip). */
   gaps: number
+  /** Topics the screens listen to: 0 on a screen with nothing live (no connection state to show). */
+  liveTopics: number
 }
 
 export const useRealtimeStore = create<RealtimeState>()(() => ({
@@ -108,6 +113,7 @@ export const useRealtimeStore = create<RealtimeState>()(() => ({
   attempt: 0,
   nextRetryAt: null,
   gaps: 0,
+  liveTopics: 0,
 }))
 
 const listeners = new Map<string, Set<TopicListener>>()
@@ -117,6 +123,8 @@ let retryTimer: ReturnType<typeof setTimeout> | null = null
 let pingTimer: ReturnType<typeof setInterval> | null = null
 let pongTimer: ReturnType<typeof setTimeout> | null = null
 let stopped = true
+/** Holders of the socket for session events alone ({@link holdSessionEvents}). */
+let sessionHolders = 0
 
 function setStatus(patch: Partial<RealtimeState>) {
   useRealtimeStore.setState(patch)
@@ -179,7 +187,7 @@ function handleFrame(frame: EventFrame) {
 
 async function reloadCaller() {
   try {
-    const me = await apiRequest<Me>('/api/auth/me')
+    const me: Me = await getMe()
     if (useAuthStore.getState().status === 'authenticated') useAuthStore.getState().setUser(me)
     void queryClient.invalidateQueries()
   } catch {
@@ -188,7 +196,7 @@ async function reloadCaller() {
 }
 
 function scheduleReconnect(afterRefusal: boolean) {
-  if (stopped || listeners.size === 0) {
+  if (stopped || (listeners.size === 0 && sessionHolders === 0)) {
     setStatus({ status: 'idle', nextRetryAt: null })
     return
   }
@@ -256,6 +264,7 @@ export function subscribeTopic(topic: string, listener: TopicListener): () => vo
     listeners.set(topic, set)
   }
   set.add(listener)
+  if (isNewTopic) setStatus({ liveTopics: listeners.size })
   stopped = false
   if (!socket && !retryTimer) connect()
   else if (isNewTopic) send({ op: 'subscribe', topics: [topic] })
@@ -265,9 +274,26 @@ export function subscribeTopic(topic: string, listener: TopicListener): () => vo
     s.delete(listener)
     if (s.size === 0) {
       listeners.delete(topic)
+      setStatus({ liveTopics: listeners.size })
       lastSeq.delete(topic)
       send({ op: 'unsubscribe', topics: [topic] })
     }
+  }
+}
+
+/**
+ * Keeps the socket open while signed in, for the connection-wide events (`session.changed`: the
+ * caller's role or clients changed), whatever the screen; returns the function that lets go.
+ */
+export function holdSessionEvents(): () => void {
+  sessionHolders++
+  stopped = false
+  if (!socket && !retryTimer) connect()
+  let held = true
+  return () => {
+    if (!held) return
+    held = false
+    sessionHolders = Math.max(0, sessionHolders - 1)
   }
 }
 
@@ -282,7 +308,8 @@ export function resetRealtime(): void {
   ws?.close(1000, 'closed')
   listeners.clear()
   lastSeq.clear()
-  useRealtimeStore.setState({ status: 'idle', attempt: 0, nextRetryAt: null, gaps: 0 })
+  sessionHolders = 0
+  useRealtimeStore.setState({ status: 'idle', attempt: 0, nextRetryAt: null, gaps: 0, liveTopics: 0 })
 }
 
 // Signing out closes the socket at once (the server would otherwise close it at its next session

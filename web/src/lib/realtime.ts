@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react'
 
-import { subscribeTopic, type TopicListener } from './realtime-store'
+import { holdSessionEvents, subscribeTopic, type TopicListener } from './realtime-store'
 
 export { useRealtimeStore, type ConnectionStatus } from './realtime-store'
 
@@ -20,6 +20,14 @@ export function useRealtimeTopic(topic: string | null, handlers: TopicListener):
       onResync: () => ref.current.onResync(),
     })
   }, [topic])
+}
+
+/**
+ * Holds the event socket open while `enabled` (the signed-in shell), so that a role change made
+ * by an administrator reaches this tab at once on any screen.
+ */
+export function useSessionEvents(enabled: boolean): void {
+  useEffect(() => (enabled ? holdSessionEvents() : undefined), [enabled])
 }
 
 /** The topic of a client's task board. */
