@@ -114,7 +114,35 @@ impl Engine {
 
     /// Evaluates one row under a lever. Never panics and allocates nothing.
     pub fn evaluate<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
-        self.dispatch(lever, row)
+        self.dispatch(lever, row, None)
+    }
+
+    /// The path the rule procedure takes for one row: every test in the article's order with
+    /// its inputs and outcome, the rule set, the reference-data entries used and the decision
+    /// (the same decision [`Engine::evaluate`] takes; see [`crate::trace`]). For one row on
+    /// demand (the explainability and validation screens); it allocates.
+    pub fn trace(&self, lever: Lever, row: &ExposureRow<'_>) -> crate::trace::DecisionTrace {
+        let rec = crate::trace::Recorder::default();
+        let d = self.dispatch(lever, row, Some(&rec));
+        crate::trace::DecisionTrace {
+            lever,
+            rule_set: crate::trace::RuleSetInfo {
+                id: self.rules.id().to_string(),
+                valid_from: self.rules.valid_from(),
+                valid_to: self.rules.valid_to(),
+            },
+            reporting_date: self.ctx.reporting_date,
+            steps: rec.steps.into_inner(),
+            reference_entries: rec.entries.into_inner(),
+            status: d.status,
+            current_rw_pct: d.current_rw_pct,
+            regulatory_rw_pct: d.regulatory_rw_pct,
+            suggested_rw_pct: d.suggested_rw_pct,
+            applied_rule: d.applied_rule.to_string(),
+            regulatory_reference: d.regulatory_reference.to_string(),
+            details: d.details.to_string(),
+            flags: d.flags.names().map(str::to_string).collect(),
+        }
     }
 }
 

@@ -50,3 +50,4 @@ pub mod refdata;
 pub mod rng;
 pub mod rules;
 pub mod savings;
+pub mod trace;

@@ -141,6 +141,24 @@ fn hand_computed_cases() {
         };
         let d = engine.evaluate(lever, &row);
         let mut errs = Vec::new();
+        // Tracing re-evaluates the row through the same procedure: the same decision.
+        let tr = engine.trace(lever, &row);
+        if (
+            tr.status,
+            tr.suggested_rw_pct,
+            tr.details.as_str(),
+            tr.applied_rule.as_str(),
+        ) != (
+            d.status,
+            d.suggested_rw_pct,
+            d.details.to_string().as_str(),
+            d.applied_rule.to_string().as_str(),
+        ) {
+            errs.push(format!("trace differs: {tr:?}"));
+        }
+        if tr.steps.last().is_none() {
+            errs.push("empty trace".to_string());
+        }
         let exp_rw: f64 = get("exp_rw").parse().expect("exp_rw");
         if (d.suggested_rw_pct - exp_rw).abs() > 1e-9 {
             errs.push(format!("suggested {} != {exp_rw}", d.suggested_rw_pct));

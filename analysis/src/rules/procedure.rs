@@ -43,31 +43,79 @@ use crate::refdata::{
     Country, Currency, Institution, Lei, MdbEntity, MdbKind, NameMatch, Nif, PublicEntity,
 };
 use crate::rules::{Basis, Family, MaturityBucket, RuleTable, Slot, Weight};
+use crate::trace::{Recorder, ReferenceEntry, TraceStep, pct_text, yes_no};
 
 /// The current weight as the engine uses it.
 #[derive(Clone, Copy)]
-struct Current {
+struct Current<'t> {
     value: f64,
     flags: Flags,
     negative: bool,
+    /// The recorder of a traced evaluation ([`Engine::trace`]); `None` on the hot path.
+    trace: Option<&'t Recorder>,
 }
 
-fn current(row: &ExposureRow<'_>) -> Current {
+impl Current<'_> {
+    /// Records a step when tracing; the closure is never called otherwise.
+    #[inline(always)]
+    fn step(&self, f: impl FnOnce() -> TraceStep) {
+        if let Some(r) = self.trace {
+            r.step(f());
+        }
+    }
+
+    /// Records the reference entry used when tracing.
+    #[inline(always)]
+    fn entry(&self, f: impl FnOnce() -> ReferenceEntry) {
+        if let Some(r) = self.trace {
+            r.entry(f());
+        }
+    }
+}
+
+/// The maturity inputs of a row, as a trace shows them.
+fn maturity_inputs(row: &ExposureRow<'_>) -> Vec<(&'static str, String)> {
+    let mut v = Vec::new();
+    if let Some(d) = row.maturity_date {
+        v.push(("maturity date", d.to_string()));
+    }
+    match finite(row.residual_maturity_days) {
+        Some(d) => v.push((
+            "residual maturity (days)",
+            format!("{}", (d * 100.0).round() / 100.0),
+        )),
+        None if row.invalid_maturity.is_empty() => v.push(("residual maturity", "none".into())),
+        None => v.push(("Maturity (unreadable)", row.invalid_maturity.to_string())),
+    }
+    match finite(row.original_maturity_days) {
+        Some(d) => v.push(("original maturity (days)", format!("{d}"))),
+        None => v.push((
+            "original maturity",
+            "not given (no Origination_Date)".into(),
+        )),
+    }
+    v
+}
+
+fn current(row: &ExposureRow<'_>) -> Current<'static> {
     match row.current_rw_pct {
         Some(v) if v.is_finite() && v >= 0.0 => Current {
             value: v,
             flags: Flags::NONE,
             negative: false,
+            trace: None,
         },
         Some(v) if v.is_finite() => Current {
             value: v,
             flags: Flags::NONE,
             negative: true,
+            trace: None,
         },
         _ => Current {
             value: 100.0,
             flags: Flags::CURRENT_RW_DEFAULTED,
             negative: false,
+            trace: None,
         },
     }
 }
@@ -173,8 +221,13 @@ impl<'a> Outcome<'a> {
 }
 
 impl Engine {
-    pub(crate) fn dispatch<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
-        let mut d = self.dispatch_rules(lever, row);
+    pub(crate) fn dispatch<'a>(
+        &'a self,
+        lever: Lever,
+        row: &ExposureRow<'a>,
+        trace: Option<&Recorder>,
+    ) -> Decision<'a> {
+        let mut d = self.dispatch_rules(lever, row, trace);
         if !row.invalid_maturity.is_empty() {
             d.flags |= Flags::MATURITY_UNREADABLE;
             if let Details::Matched(e) = &mut d.details {
@@ -184,8 +237,30 @@ impl Engine {
         d
     }
 
-    fn dispatch_rules<'a>(&'a self, lever: Lever, row: &ExposureRow<'a>) -> Decision<'a> {
-        let cur = current(row);
+    fn dispatch_rules<'a>(
+        &'a self,
+        lever: Lever,
+        row: &ExposureRow<'a>,
+        trace: Option<&Recorder>,
+    ) -> Decision<'a> {
+        let cur = Current {
+            trace,
+            ..current(row)
+        };
+        cur.step(|| {
+            let (outcome, value) = match row.current_rw_pct {
+                Some(v) if v.is_finite() => {
+                    (if v < 0.0 { "no: negative" } else { "yes" }, pct_text(v))
+                }
+                _ => ("missing: 100% assumed", "none".to_string()),
+            };
+            TraceStep::new(
+                "",
+                "current risk weight usable?",
+                &[("Current_Risk_Weight", value)],
+                outcome,
+            )
+        });
         if cur.negative {
             return self.keep(
                 cur,
@@ -230,6 +305,17 @@ impl Engine {
 
     // ----- building blocks -------------------------------------------------------------------
 
+    /// Where a reference list came from (`built-in`, a file), for traces.
+    fn list_source(&self, list: &str) -> String {
+        self.refdata
+            .sources()
+            .lists
+            .iter()
+            .find(|(n, _, _)| *n == list)
+            .map(|(_, s, _)| s.to_string())
+            .unwrap_or_default()
+    }
+
     #[inline]
     fn t(&self, s: Slot) -> Option<&RuleTable> {
         self.rules.slot(s)
@@ -238,11 +324,23 @@ impl Engine {
     /// Keeps the current weight (not matched, error).
     fn keep<'a>(
         &'a self,
-        cur: Current,
+        cur: Current<'_>,
         status: MatchStatus,
         details: Details<'a>,
         flags: Flags,
     ) -> Decision<'a> {
+        cur.step(|| {
+            TraceStep::new(
+                "",
+                "result",
+                &[("Match_Details", details.to_string())],
+                &format!(
+                    "{}: current weight {} kept",
+                    status.as_str(),
+                    pct_text(cur.value)
+                ),
+            )
+        });
         Decision {
             suggested_rw_pct: cur.value,
             current_rw_pct: cur.value,
@@ -258,13 +356,38 @@ impl Engine {
     /// A matched decision, with the clamp.
     fn decide<'a>(
         &'a self,
-        cur: Current,
+        cur: Current<'_>,
         out: Outcome<'a>,
         subject: Subject<'a>,
         flags: Flags,
     ) -> Decision<'a> {
         let clamped = out.rw > cur.value;
         let suggested = if clamped { cur.value } else { out.rw };
+        cur.step(|| {
+            let tables: Vec<&str> = out.tables.iter().flatten().map(|t| t.id()).collect();
+            let articles: Vec<&str> = out.tables.iter().flatten().map(|t| t.reference()).collect();
+            TraceStep::new(
+                &articles.join("; "),
+                &format!("weight of {}", tables.join(" > ")),
+                &[("basis", out.reason.to_string())],
+                &pct_text(out.rw),
+            )
+        });
+        cur.step(|| {
+            TraceStep::new(
+                "",
+                "regulatory weight above the current weight?",
+                &[
+                    ("current", pct_text(cur.value)),
+                    ("regulatory", pct_text(out.rw)),
+                ],
+                &if clamped {
+                    format!("yes: current {} kept, saving 0", pct_text(cur.value))
+                } else {
+                    format!("no: {} suggested", pct_text(suggested))
+                },
+            )
+        });
         let mut flags = cur.flags | flags;
         if clamped {
             flags |= Flags::CURRENT_BELOW_REGULATORY;
@@ -299,7 +422,7 @@ impl Engine {
         }
     }
 
-    fn no_rule<'a>(&'a self, cur: Current, what: &'static str, flags: Flags) -> Decision<'a> {
+    fn no_rule<'a>(&'a self, cur: Current<'_>, what: &'static str, flags: Flags) -> Decision<'a> {
         self.keep(cur, MatchStatus::Error, Details::NoRule(what), flags)
     }
 
@@ -323,10 +446,36 @@ impl Engine {
     /// when the list has none.
     #[allow(clippy::result_large_err)] // the error is the decision's text, returned by value
     fn entity_cqs<'a>(
+        cur: Current<'_>,
         listed: Option<u8>,
         row: &ExposureRow<'a>,
         flags: &mut Flags,
     ) -> Result<Option<u8>, Details<'a>> {
+        cur.step(|| {
+            let file = match Self::row_cqs(row) {
+                Ok(Some(c)) => c.to_string(),
+                Ok(None) => "none".into(),
+                Err(_) => format!("invalid ({})", row.invalid_cqs),
+            };
+            let outcome = match (listed, Self::row_cqs(row)) {
+                (Some(l), _) => format!("CQS {l} (reference data)"),
+                (None, Ok(Some(f))) => format!("CQS {f} (file)"),
+                (None, Ok(None)) => "none".into(),
+                (None, Err(_)) => "the file's CQS is invalid".into(),
+            };
+            TraceStep::new(
+                "",
+                "own rating?",
+                &[
+                    (
+                        "reference CQS",
+                        listed.map_or("none".into(), |c| c.to_string()),
+                    ),
+                    ("file CQS", file),
+                ],
+                &outcome,
+            )
+        });
         match (listed, Self::row_cqs(row)) {
             (Some(l), Ok(Some(f))) => {
                 if f != l {
@@ -351,12 +500,59 @@ impl Engine {
     /// exposure is in its domestic currency, else Table 1 by CQS.
     fn sovereign_treatment(
         &self,
+        cur: Current<'_>,
         country: Country,
         stated_cqs: Option<u8>,
         row: &ExposureRow<'_>,
         flags: &mut Flags,
     ) -> Option<(f64, &RuleTable, bool, Option<u8>)> {
         let sov = self.refdata.sovereigns().get(country);
+        cur.step(|| {
+            let art = self
+                .t(Slot::SovDomestic)
+                .map(|t| t.reference().to_string())
+                .unwrap_or_default();
+            let (eu, dom) = match sov {
+                Some(s) => (
+                    yes_no(s.eu_member).to_string(),
+                    s.domestic_currency.map_or("none".into(), |c| c.to_string()),
+                ),
+                None => ("not in the sovereign list".into(), "unknown".into()),
+            };
+            let ccy = row.currency.trim();
+            let outcome = match (sov, currency_loose(row.currency)) {
+                (Some(s), Some(c)) if s.eu_member && s.domestic_currency == Some(c) => "yes",
+                (Some(s), None) if s.eu_member && s.domestic_currency.is_some() => {
+                    "no: currency missing"
+                }
+                _ => "no",
+            };
+            TraceStep::new(
+                &art,
+                "EU Member State's central government in its domestic currency?",
+                &[
+                    ("country", country.as_str().to_string()),
+                    ("EU member", eu),
+                    ("domestic currency", dom),
+                    (
+                        "Currency",
+                        if ccy.is_empty() {
+                            "none".into()
+                        } else {
+                            ccy.to_string()
+                        },
+                    ),
+                ],
+                outcome,
+            )
+        });
+        cur.entry(|| ReferenceEntry {
+            list: "sovereign".into(),
+            key: country.as_str().to_string(),
+            name: country.as_str().to_string(),
+            source: self.list_source("sovereigns"),
+            as_of: String::new(),
+        });
         if let Some(s) = sov {
             if let (true, Some(dom)) = (s.eu_member, s.domestic_currency) {
                 match currency_loose(row.currency) {
@@ -389,7 +585,46 @@ impl Engine {
     }
 
     /// Whether the row meets a table's maturity condition.
-    fn term(&self, row: &ExposureRow<'_>, bucket: MaturityBucket, flags: &mut Flags) -> Term {
+    fn term(
+        &self,
+        cur: Current<'_>,
+        row: &ExposureRow<'_>,
+        bucket: MaturityBucket,
+        flags: &mut Flags,
+    ) -> Term {
+        let t = self.term_inner(row, bucket, flags);
+        if matches!(
+            bucket,
+            MaturityBucket::Any | MaturityBucket::ShortTermRating
+        ) {
+            return t;
+        }
+        cur.step(|| {
+            let test = match bucket {
+                MaturityBucket::Le3mOriginal | MaturityBucket::Le3mOriginalOr6mTradeGoods => {
+                    "original maturity <= 3 months?"
+                }
+                MaturityBucket::Le3mResidual => "residual maturity <= 3 months?",
+                _ => "maturity <= 3 months?",
+            };
+            let outcome = match t {
+                Term::Short if flags.contains(Flags::RESIDUAL_AS_ORIGINAL) => {
+                    "yes (the Maturity given taken as the original maturity)"
+                }
+                Term::Short => "yes",
+                Term::Long => "no",
+                Term::Unknown => "unknown: no usable maturity",
+            };
+            let mut inputs = maturity_inputs(row);
+            if let Some(limit) = self.three_months {
+                inputs.push(("reporting date + 3 months", limit.to_string()));
+            }
+            TraceStep::new("", test, &inputs, outcome)
+        });
+        t
+    }
+
+    fn term_inner(&self, row: &ExposureRow<'_>, bucket: MaturityBucket, flags: &mut Flags) -> Term {
         let t = match bucket {
             MaturityBucket::Any | MaturityBucket::ShortTermRating => return Term::Unknown,
             MaturityBucket::Le3mOriginal | MaturityBucket::Le3mOriginalOr6mTradeGoods => {
@@ -430,7 +665,7 @@ impl Engine {
     #[allow(clippy::result_large_err)]
     fn find_public<'a>(
         &'a self,
-        cur: Current,
+        cur: Current<'_>,
         row: &ExposureRow<'a>,
         lever: Lever,
     ) -> Result<&'a PublicEntity, Decision<'a>> {
@@ -440,7 +675,9 @@ impl Engine {
             self.refdata.pse()
         };
         let raw = row.nif.trim();
+        let list_name = if lever == Lever::Rgla { "RGLA" } else { "PSE" };
         if raw.is_empty() {
+            cur.step(|| TraceStep::new("", "NIF given?", &[("NIF", String::new())], "no"));
             let d = if lever == Lever::Rgla {
                 Details::MissingNif
             } else {
@@ -461,6 +698,14 @@ impl Engine {
         let nif = match Nif::parse(raw) {
             Ok(n) => n,
             Err(error) => {
+                cur.step(|| {
+                    TraceStep::new(
+                        "",
+                        "NIF valid?",
+                        &[("NIF", raw.to_string())],
+                        &format!("no: {error}"),
+                    )
+                });
                 return Err(self.keep(
                     cur,
                     MatchStatus::NotMatched,
@@ -469,7 +714,36 @@ impl Engine {
                 ));
             }
         };
-        list.get(&nif).ok_or_else(|| {
+        let found = list.get(&nif);
+        cur.step(|| {
+            TraceStep::new(
+                "",
+                &format!("NIF in the {list_name} reference list?"),
+                &[("NIF", nif.as_str().to_string())],
+                &match found {
+                    Some(e) => format!("yes: {}", e.legal_name),
+                    None => "no".to_string(),
+                },
+            )
+        });
+        if let Some(e) = found {
+            cur.entry(|| ReferenceEntry {
+                list: list_name.into(),
+                key: e.nif_str().to_string(),
+                name: e.legal_name.clone(),
+                source: if e.source.is_empty() {
+                    self.list_source(&list_name.to_ascii_lowercase())
+                } else {
+                    format!(
+                        "{} ({})",
+                        e.source,
+                        self.list_source(&list_name.to_ascii_lowercase())
+                    )
+                },
+                as_of: e.as_of.clone(),
+            });
+        }
+        found.ok_or_else(|| {
             self.keep(
                 cur,
                 MatchStatus::NotMatched,
@@ -483,7 +757,7 @@ impl Engine {
     #[allow(clippy::result_large_err)]
     fn find_mdb<'a>(
         &'a self,
-        cur: Current,
+        cur: Current<'_>,
         row: &ExposureRow<'a>,
         flags: &mut Flags,
     ) -> Result<&'a MdbEntity, Decision<'a>> {
@@ -507,12 +781,38 @@ impl Engine {
             ));
         }
         let mut lei_error = None;
+        let found = |e: &MdbEntity, by: &str, key: &str| {
+            cur.step(|| {
+                TraceStep::new(
+                    "",
+                    &format!("{by} in the MDB and international organisation list?"),
+                    &[(by, key.to_string())],
+                    &format!("yes: {}", e.label()),
+                )
+            });
+            cur.entry(|| ReferenceEntry {
+                list: "MDB".into(),
+                key: key.to_string(),
+                name: e.legal_name.clone(),
+                source: self.list_source("mdb"),
+                as_of: String::new(),
+            });
+        };
         if !lei_raw.is_empty() {
             match Lei::parse(lei_raw) {
                 Ok(l) => {
                     if let Some(e) = list.by_lei(&l) {
+                        found(e, "LEI", lei_raw);
                         return Ok(e);
                     }
+                    cur.step(|| {
+                        TraceStep::new(
+                            "",
+                            "LEI in the MDB and international organisation list?",
+                            &[("LEI", lei_raw.to_string())],
+                            "no",
+                        )
+                    });
                 }
                 Err(e) => {
                     lei_error = Some(e);
@@ -524,9 +824,18 @@ impl Engine {
             match list.by_name(name) {
                 NameMatch::Found(e) => {
                     *flags |= Flags::MATCHED_BY_NAME;
+                    found(e, "name", name);
                     return Ok(e);
                 }
                 NameMatch::Ambiguous(a, b) => {
+                    cur.step(|| {
+                        TraceStep::new(
+                            "",
+                            "name in the MDB and international organisation list?",
+                            &[("name", name.to_string())],
+                            &format!("ambiguous: {} or {}", a.label(), b.label()),
+                        )
+                    });
                     let d = Details::AmbiguousName {
                         name,
                         a: a.label(),
@@ -549,7 +858,7 @@ impl Engine {
 
     // ----- regulation (EU-CRR2, EU-CRR3) ------------------------------------------------------
 
-    fn crr_pse<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn crr_pse<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_unrated) = self.t(Slot::PseUnrated) else {
             return self.keep(
                 cur,
@@ -565,10 +874,21 @@ impl Engine {
         let subject = Subject::Pse(e);
         let mut flags = Flags::NONE;
         // Art. 116(4): treated as the central government.
+        cur.step(|| {
+            TraceStep::new(
+                self.t(Slot::PseAsCg).map_or("", |t| t.reference()),
+                "listed as treated like the central government?",
+                &[(
+                    "treated_as_central_government",
+                    yes_no(e.treated_as_central_government).to_string(),
+                )],
+                yes_no(e.treated_as_central_government),
+            )
+        });
         if e.treated_as_central_government {
             if let Some(t_cg) = self.t(Slot::PseAsCg) {
                 if let Some((rw, t_sov, domestic, cqs)) =
-                    self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags)
+                    self.sovereign_treatment(cur, e.country, e.own_gov_cqs, row, &mut flags)
                 {
                     let reason = Reason::TreatedAsCentralGovernment {
                         country: e.country,
@@ -581,7 +901,7 @@ impl Engine {
         }
         // Art. 116(3): original maturity of three months or less.
         if let Some(t_short) = self.t(Slot::PseShort) {
-            if self.term(row, t_short.maturity(), &mut flags) == Term::Short {
+            if self.term(cur, row, t_short.maturity(), &mut flags) == Term::Short {
                 if let Some(rw) = pct(t_short.single()) {
                     return self.decide(
                         cur,
@@ -593,7 +913,7 @@ impl Engine {
             }
         }
         // Art. 116(2): own rating.
-        let own = match Self::entity_cqs(e.entity_cqs, row, &mut flags) {
+        let own = match Self::entity_cqs(cur, e.entity_cqs, row, &mut flags) {
             Ok(c) => c,
             Err(d) => return self.keep(cur, MatchStatus::NotMatched, d, flags),
         };
@@ -621,7 +941,7 @@ impl Engine {
         }
     }
 
-    fn crr_rgla<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn crr_rgla<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_unrated) = self.t(Slot::RglaUnrated) else {
             return self.keep(
                 cur,
@@ -637,10 +957,21 @@ impl Engine {
         let subject = Subject::Rgla(e);
         let mut flags = Flags::NONE;
         // Art. 115(2)/(4): treated as the central government.
+        cur.step(|| {
+            TraceStep::new(
+                self.t(Slot::RglaAsCg).map_or("", |t| t.reference()),
+                "listed as treated like the central government?",
+                &[(
+                    "treated_as_central_government",
+                    yes_no(e.treated_as_central_government).to_string(),
+                )],
+                yes_no(e.treated_as_central_government),
+            )
+        });
         if e.treated_as_central_government {
             if let Some(t_cg) = self.t(Slot::RglaAsCg) {
                 if let Some((rw, t_sov, domestic, cqs)) =
-                    self.sovereign_treatment(e.country, e.own_gov_cqs, row, &mut flags)
+                    self.sovereign_treatment(cur, e.country, e.own_gov_cqs, row, &mut flags)
                 {
                     let reason = Reason::TreatedAsCentralGovernment {
                         country: e.country,
@@ -652,6 +983,26 @@ impl Engine {
             }
         }
         // Art. 115(5): Member State body, domestic currency.
+        cur.step(|| {
+            let s = self.refdata.sovereigns().get(e.country);
+            let dom = s.and_then(|s| s.domestic_currency);
+            let ms = s.is_some_and(|s| s.eu_member);
+            let yes = ms && dom.is_some() && currency_loose(row.currency) == dom;
+            TraceStep::new(
+                self.t(Slot::RglaMsDomestic).map_or("", |t| t.reference()),
+                "EU Member State body in the domestic currency?",
+                &[
+                    ("country", e.country.as_str().to_string()),
+                    ("EU member", yes_no(ms).to_string()),
+                    (
+                        "domestic currency",
+                        dom.map_or("none".into(), |c| c.to_string()),
+                    ),
+                    ("Currency", row.currency.trim().to_string()),
+                ],
+                yes_no(yes),
+            )
+        });
         if let (Some(t_ms), Some(s)) = (
             self.t(Slot::RglaMsDomestic),
             self.refdata.sovereigns().get(e.country),
@@ -675,7 +1026,7 @@ impl Engine {
             }
         }
         // Own rating.
-        let own = match Self::entity_cqs(e.entity_cqs, row, &mut flags) {
+        let own = match Self::entity_cqs(cur, e.entity_cqs, row, &mut flags) {
             Ok(c) => c,
             Err(d) => return self.keep(cur, MatchStatus::NotMatched, d, flags),
         };
@@ -703,13 +1054,27 @@ impl Engine {
         }
     }
 
-    fn crr_mdb<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn crr_mdb<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let mut flags = Flags::NONE;
         let e = match self.find_mdb(cur, row, &mut flags) {
             Ok(e) => e,
             Err(d) => return d,
         };
         let subject = Subject::Mdb(e);
+        cur.step(|| {
+            let kind = match e.kind {
+                MdbKind::Ecb114_3 => "the ECB (114(3))",
+                MdbKind::InternationalOrg118 => "an Art. 118 international organisation",
+                MdbKind::Listed117_2 => "an Art. 117(2) multilateral development bank",
+                MdbKind::Other117_1 => "another multilateral development bank (117(1))",
+            };
+            TraceStep::new(
+                "",
+                "which kind of body?",
+                &[("entity", e.label().to_string())],
+                kind,
+            )
+        });
         let listed = |slot: Slot, what: &'static str| -> Decision<'a> {
             match self.t(slot).and_then(|t| pct(t.single()).map(|rw| (rw, t))) {
                 Some((rw, t)) => self.decide(
@@ -785,7 +1150,7 @@ impl Engine {
         }
     }
 
-    fn crr_institution<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn crr_institution<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_rated) = self.t(Slot::InstRated) else {
             return self.keep(
                 cur,
@@ -835,6 +1200,58 @@ impl Engine {
         if entity.is_none() {
             flags |= Flags::NOT_IN_REFERENCE;
         }
+        cur.step(|| {
+            TraceStep::new(
+                "",
+                "institution in the reference list (by LEI, then by name)?",
+                &[("LEI", lei_raw.to_string()), ("name", name.to_string())],
+                &match entity {
+                    Some(e) if flags.contains(Flags::MATCHED_BY_NAME) => {
+                        format!("yes, by name: {}", e.legal_name)
+                    }
+                    Some(e) => format!("yes: {}", e.legal_name),
+                    None => "no: the file's data is used".into(),
+                },
+            )
+        });
+        if let Some(e) = entity {
+            cur.entry(|| ReferenceEntry {
+                list: "institution".into(),
+                key: e
+                    .lei
+                    .map_or_else(|| name.to_string(), |l| l.as_str().to_string()),
+                name: e.legal_name.clone(),
+                source: self.list_source("institutions"),
+                as_of: String::new(),
+            });
+        }
+        cur.step(|| {
+            TraceStep::new(
+                "",
+                "own rating?",
+                &[
+                    (
+                        "reference CQS",
+                        entity
+                            .and_then(|e| e.entity_cqs)
+                            .map_or("none".into(), |c| c.to_string()),
+                    ),
+                    (
+                        "file CQS",
+                        match Self::row_cqs(row) {
+                            Ok(Some(c)) => c.to_string(),
+                            Ok(None) => "none".into(),
+                            Err(_) => format!("invalid ({})", row.invalid_cqs),
+                        },
+                    ),
+                ],
+                &match (entity.and_then(|e| e.entity_cqs), Self::row_cqs(row)) {
+                    (Some(c), _) | (None, Ok(Some(c))) => format!("CQS {c}"),
+                    (None, Ok(None)) => "none: unrated".into(),
+                    (None, Err(_)) => "the file's CQS is invalid".into(),
+                },
+            )
+        });
         let file_cqs = match Self::row_cqs(row) {
             Ok(c) => c,
             Err(d) => {
@@ -867,7 +1284,7 @@ impl Engine {
         if let Some(c) = cqs {
             // Art. 120(2): short-term rated exposures.
             if let Some(ts) = self.t(Slot::InstRatedShort) {
-                if self.term(row, ts.maturity(), &mut flags) == Term::Short {
+                if self.term(cur, row, ts.maturity(), &mut flags) == Term::Short {
                     if let Some(rw) = pct(ts.by_cqs(Some(c))) {
                         return self.decide(
                             cur,
@@ -892,6 +1309,17 @@ impl Engine {
         if let Some(t_scra) = self.t(Slot::InstScra) {
             // CRR3 Art. 121: the SCRA grade.
             let grade_raw = row.scra_grade.trim();
+            cur.step(|| {
+                TraceStep::new(
+                    t_scra.reference(),
+                    "SCRA grade given?",
+                    &[("SCRA_Grade", grade_raw.to_string())],
+                    &match scra_key(grade_raw) {
+                        Some(k) => format!("yes: {}", k.replace("_plus", "+")),
+                        None => "no".into(),
+                    },
+                )
+            });
             let Some(key) = scra_key(grade_raw) else {
                 return self.keep(cur, MatchStatus::NotMatched, unassessed, flags);
             };
@@ -899,7 +1327,7 @@ impl Engine {
             let mut short = false;
             let mut rw = None;
             if let Some(ts) = self.t(Slot::InstScraShort) {
-                if self.term(row, ts.maturity(), &mut flags) == Term::Short {
+                if self.term(cur, row, ts.maturity(), &mut flags) == Term::Short {
                     let k = if key == "A_plus" { "A" } else { key };
                     if let Some(v) = pct(ts.by_key(k)) {
                         rw = Some(v);
@@ -945,7 +1373,7 @@ impl Engine {
 
         // CRR2 Art. 121(3): unrated, original maturity of three months or less.
         if let Some(ts) = self.t(Slot::InstUnratedShort) {
-            if self.term(row, ts.maturity(), &mut flags) == Term::Short {
+            if self.term(cur, row, ts.maturity(), &mut flags) == Term::Short {
                 if let Some(rw) = pct(ts.single()) {
                     return self.decide(
                         cur,
@@ -973,7 +1401,7 @@ impl Engine {
         }
     }
 
-    fn crr_corporate<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn crr_corporate<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let (Some(t_rated), Some(t_unrated)) = (self.t(Slot::CorpRated), self.t(Slot::CorpUnrated))
         else {
             return self.keep(
@@ -984,6 +1412,18 @@ impl Engine {
             );
         };
         let ac = row.asset_class.trim();
+        cur.step(|| {
+            TraceStep::new(
+                "",
+                "a corporate exposure?",
+                &[("Asset_Class", ac.to_string())],
+                if ac.is_empty() {
+                    "yes (no asset class given)"
+                } else {
+                    yes_no(looks_corporate(ac))
+                },
+            )
+        });
         if !ac.is_empty() && !looks_corporate(ac) {
             return self.keep(
                 cur,
@@ -1003,6 +1443,14 @@ impl Engine {
                 return self.keep(cur, MatchStatus::NotMatched, d, flags);
             }
         };
+        cur.step(|| {
+            TraceStep::new(
+                t_rated.reference(),
+                "own rating?",
+                &[("file CQS", cqs.map_or("none".into(), |c| c.to_string()))],
+                &cqs.map_or("none: unrated".into(), |c| format!("CQS {c}")),
+            )
+        });
         // The obligor's own weight.
         let base = match cqs {
             Some(c) => match pct(t_rated.by_cqs(Some(c))) {
@@ -1031,6 +1479,28 @@ impl Engine {
                     flags |= Flags::NOT_IN_REFERENCE | Flags::NEEDS_REVIEW;
                     floor_note = Some(FloorNote::CountryUnknown(given));
                 }
+                cur.step(|| {
+                    let sov_rw =
+                        sov.and_then(|s| self.t(Slot::SovT1).and_then(|t| pct(t.by_cqs(s.cqs))));
+                    TraceStep::new(
+                        t_unrated.reference(),
+                        "central government's weight higher than the unrated weight?",
+                        &[
+                            (
+                                "country",
+                                country.map_or("none".into(), |c| c.as_str().to_string()),
+                            ),
+                            (
+                                "sovereign CQS",
+                                sov.and_then(|s| s.cqs)
+                                    .map_or("none".into(), |c| c.to_string()),
+                            ),
+                            ("sovereign weight", sov_rw.map_or("none".into(), pct_text)),
+                            ("unrated weight", pct_text(rw)),
+                        ],
+                        yes_no(sov_rw.is_some_and(|v| v > rw)),
+                    )
+                });
                 if let (Some(s), Some(t_sov)) = (sov, self.t(Slot::SovT1)) {
                     if let Some(sov_rw) = pct(t_sov.by_cqs(s.cqs)) {
                         if sov_rw > rw {
@@ -1048,6 +1518,34 @@ impl Engine {
         let crw = finite(row.collateral_rw_pct).filter(|v| *v >= 0.0);
         let amount = finite(row.exposure_amount).filter(|v| *v > 0.0);
         let mut not_recognised = false;
+        cur.step(|| {
+            TraceStep::new(
+                self.t(Slot::FcsmFloor).map_or("", |t| t.reference()),
+                "eligible financial collateral with a value and a weight?",
+                &[
+                    (
+                        "Eligible_Collateral",
+                        row.eligible_collateral
+                            .map_or("not given".into(), |b| yes_no(b).to_string()),
+                    ),
+                    (
+                        "Collateral_Value",
+                        value.map_or("none".into(), |v| v.to_string()),
+                    ),
+                    (
+                        "Collateral_Risk_Weight",
+                        crw.map_or("none".into(), pct_text),
+                    ),
+                    ("Collateral_Type", row.collateral_type.trim().to_string()),
+                ],
+                yes_no(
+                    row.eligible_collateral != Some(false)
+                        && value.is_some()
+                        && crw.is_some()
+                        && amount.is_some(),
+                ),
+            )
+        });
         if row.eligible_collateral != Some(false) {
             if let (Some(value), Some(crw), Some(amount)) = (value, crw, amount) {
                 let exp_ccy = currency_loose(row.currency);
@@ -1144,7 +1642,7 @@ impl Engine {
         d
     }
 
-    fn crr_sovereign<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn crr_sovereign<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_sov) = self.t(Slot::SovT1) else {
             return self.keep(
                 cur,
@@ -1187,6 +1685,17 @@ impl Engine {
                 );
             }
         }
+        cur.step(|| {
+            TraceStep::new(
+                self.t(Slot::SovEcb).map_or("", |t| t.reference()),
+                "the European Central Bank?",
+                &[
+                    ("LEI", row.lei.trim().to_string()),
+                    ("name", row.legal_name.trim().to_string()),
+                ],
+                yes_no(ecb.is_some()),
+            )
+        });
         let raw = row.country.trim();
         if raw.is_empty() {
             return self.keep(
@@ -1207,11 +1716,11 @@ impl Engine {
         let subject = Subject::Sovereign(country);
         if let Some(s) = self.refdata.sovereigns().get(country) {
             // The list's CQS; the file's only where the list has none (both flagged).
-            let cqs = match Self::entity_cqs(s.cqs, row, &mut flags) {
+            let cqs = match Self::entity_cqs(cur, s.cqs, row, &mut flags) {
                 Ok(c) => c,
                 Err(d) => return self.keep(cur, MatchStatus::NotMatched, d, flags),
             };
-            return match self.sovereign_treatment(country, cqs, row, &mut flags) {
+            return match self.sovereign_treatment(cur, country, cqs, row, &mut flags) {
                 Some((rw, t, true, _)) => self.decide(
                     cur,
                     Outcome::one(rw, t, Reason::SovereignDomestic { country }),
@@ -1274,7 +1783,7 @@ impl Engine {
         ))
     }
 
-    fn spec_pse<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn spec_pse<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_long) = self.t(Slot::PseSpec) else {
             return self.keep(
                 cur,
@@ -1284,7 +1793,7 @@ impl Engine {
             );
         };
         let mut flags = Flags::NONE;
-        let term = self.term(row, MaturityBucket::Le3mMaturity, &mut flags);
+        let term = self.term(cur, row, MaturityBucket::Le3mMaturity, &mut flags);
         let missing_nif = row.nif.trim().is_empty();
         match (missing_nif, term == Term::Unknown) {
             (true, true) => {
@@ -1342,7 +1851,7 @@ impl Engine {
         }
     }
 
-    fn spec_rgla<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn spec_rgla<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t_gov) = self.t(Slot::RglaSpecOwnGov) else {
             return self.keep(
                 cur,
@@ -1397,7 +1906,7 @@ impl Engine {
         }
     }
 
-    fn spec_mdb<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn spec_mdb<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t) = self.t(Slot::MdbSpec) else {
             return self.keep(
                 cur,
@@ -1434,7 +1943,7 @@ impl Engine {
         }
     }
 
-    fn spec_corporate<'a>(&'a self, cur: Current, row: &ExposureRow<'a>) -> Decision<'a> {
+    fn spec_corporate<'a>(&'a self, cur: Current<'_>, row: &ExposureRow<'a>) -> Decision<'a> {
         let Some(t) = self.t(Slot::CorpSpecCollateral) else {
             return self.keep(
                 cur,
