@@ -71,15 +71,6 @@ impl Role {
             Role::Viewer => "viewer",
         }
     }
-    /// Rank: admin 3, approver 2, user 1, viewer 0.
-    pub fn rank(self) -> u8 {
-        match self {
-            Role::Admin => 3,
-            Role::Approver => 2,
-            Role::User => 1,
-            Role::Viewer => 0,
-        }
-    }
 }
 
 /// The authenticated caller of a request, loaded fresh from the database on every request so that
@@ -199,23 +190,6 @@ impl FromRequestParts<AppState> for AdminUser {
         let u = AuthUser::from_request_parts(parts, state).await?;
         u.require_admin()?;
         Ok(AdminUser(u))
-    }
-}
-
-/// An authenticated caller allowed to change things (not a viewer).
-#[derive(Debug, Clone)]
-pub struct WriterUser(pub AuthUser);
-
-impl FromRequestParts<AppState> for WriterUser {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        let u = AuthUser::from_request_parts(parts, state).await?;
-        u.require_writer()?;
-        Ok(WriterUser(u))
     }
 }
 

@@ -102,14 +102,6 @@ pub async fn exists<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<Opti
     Ok(row.map(|(n,)| n))
 }
 
-/// Ids of all admin users.
-pub async fn admin_ids<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<Vec<String>> {
-    let rows: Vec<(String,)> = sqlx::query_as("SELECT id FROM users WHERE role = 'admin'")
-        .fetch_all(ex)
-        .await?;
-    Ok(rows.into_iter().map(|(i,)| i).collect())
-}
-
 /// A lever row.
 #[derive(Debug, Clone, FromRow)]
 pub struct LeverRow {

@@ -140,22 +140,3 @@ pub async fn audit_count<'e>(ex: impl AnyExecutor<'e>, event_type: &str) -> sqlx
     Ok(n)
 }
 
-/// Writes a changelog entry.
-pub async fn changelog_insert<'e>(
-    ex: impl AnyExecutor<'e>,
-    entry_type: &str,
-    description: &str,
-    category: &str,
-    actor: Option<&str>,
-) -> sqlx::Result<()> {
-    sqlx::query("INSERT INTO changelog (id, entry_type, description, category, actor_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
-        .bind(super::new_id())
-        .bind(entry_type)
-        .bind(description)
-        .bind(category)
-        .bind(actor)
-        .bind(super::now())
-        .execute(ex)
-        .await?;
-    Ok(())
-}

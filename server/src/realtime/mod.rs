@@ -205,11 +205,6 @@ impl Hub {
         let _ = self.inner.bus.set(publisher);
     }
 
-    /// Whether events also travel through Redis.
-    pub fn has_bus(&self) -> bool {
-        self.inner.bus.get().is_some()
-    }
-
     /// Counters.
     pub fn stats(&self) -> &Stats {
         &self.inner.stats
