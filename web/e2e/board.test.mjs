@@ -88,8 +88,14 @@ test.describe('task board', () => {
     await a1.getByRole('button', { name: 'Save Changes' }).click()
     await expect(column(a2, 'Review').getByText('Reconcile PSE list (done)')).toBeVisible()
 
-    // Delete in browser 2, gone in browser 1.
+    // Delete in browser 2 (it asks first; Cancel keeps the task), gone in browser 1.
     await column(a2, 'To Do').getByRole('button', { name: 'Delete Check MDB codes' }).click()
+    const confirm = a2.getByRole('dialog', { name: 'Delete task' })
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await expect(confirm).toHaveCount(0)
+    await expect(column(a2, 'To Do').getByText('Check MDB codes')).toBeVisible()
+    await column(a2, 'To Do').getByRole('button', { name: 'Delete Check MDB codes' }).click()
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click()
     await expect(a2.getByText('Task deleted')).toBeVisible()
     await expect(column(a1, 'To Do').getByText('Check MDB codes')).toHaveCount(0)
 

@@ -54,7 +54,8 @@ test.describe('invitations and first-login dialogs', () => {
     await page.getByLabel('Confirm password').fill('12345')
     await page.getByRole('button', { name: 'Create Account' }).click()
     await expect(page.getByText('Please enter your first and last name').first()).toBeVisible()
-    await expect(page.getByText('Password must be at least 6 characters long')).toBeVisible()
+    // The one password policy (as for a reset): 8+ characters, upper and lower case, a digit.
+    await expect(page.getByText('Password must be at least 8 characters')).toBeVisible()
 
     await page.getByLabel('First name').fill('Irene')
     await page.getByLabel('Password', { exact: true }).fill('Invited-Pass-1')
@@ -126,7 +127,7 @@ test.describe('invitations and first-login dialogs', () => {
     await expect(dialog).toBeVisible()
     await dialog.getByRole('button', { name: 'Change Password' }).click()
     await expect(dialog.getByText('Current password is required')).toBeVisible()
-    await expect(dialog.getByText('Password must be at least 6 characters')).toBeVisible()
+    await expect(dialog.getByText('Password must be at least 8 characters')).toBeVisible()
     await expect(dialog.getByText('Please confirm your password')).toBeVisible()
 
     await dialog.getByLabel('Current password').fill('not-my-password')
