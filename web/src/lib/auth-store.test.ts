@@ -26,6 +26,40 @@ describe('session restore', () => {
     expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
   })
 
+  it('asks the server only once per browser when there is no session (no 401s on later page loads)', async () => {
+    const calls = mockApi({
+      'GET /api/auth/me': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+      'POST /api/auth/refresh': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+    })
+    await useAuthStore.getState().restore()
+    expect(calls).toHaveLength(2)
+    // The next page load.
+    useAuthStore.setState({ status: 'initializing', user: null, error: null })
+    await useAuthStore.getState().restore()
+    expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
+    expect(calls).toHaveLength(2)
+  })
+
+  it('asks again once the user signed in, and after signing out stops asking', async () => {
+    useAuthStore.getState().clearSession()
+    const calls = mockApi({
+      'POST /api/auth/login': () => json(200, { user: makeUser() }),
+      'GET /api/auth/me': () => json(200, makeUser()),
+      'POST /api/auth/logout': () => noContent(),
+    })
+    await useAuthStore.getState().signIn('user@bank-a.example', 'Demo-Password-1')
+    useAuthStore.setState({ status: 'initializing', user: null, error: null })
+    await useAuthStore.getState().restore()
+    expect(useAuthStore.getState().status).toBe('authenticated')
+    expect(calls.map((c) => c.key)).toEqual(['POST /api/auth/login', 'GET /api/auth/me'])
+
+    await useAuthStore.getState().signOut()
+    useAuthStore.setState({ status: 'initializing', user: null, error: null })
+    await useAuthStore.getState().restore()
+    expect(useAuthStore.getState().status).toBe('unauthenticated')
+    expect(calls.map((c) => c.key)).toEqual(['POST /api/auth/login', 'GET /api/auth/me', 'POST /api/auth/logout'])
+  })
+
   it('retries a failing server twice (after 1 s and 2 s) before reporting the error', async () => {
     vi.useFakeTimers()
     const calls = mockApi({ 'GET /api/auth/me': () => json(503, { code: 'unavailable', message: 'Service unavailable' }) })

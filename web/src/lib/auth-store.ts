@@ -2,6 +2,7 @@ import type { Me } from '@/api/types/Me'
 import { create } from 'zustand'
 
 import { ApiError, isUnauthenticated, setSessionListener } from './api-client'
+import { readCookie, writeCookie } from './cookies'
 import { queryClient } from './query-client'
 import * as session from './session-api'
 import { dismissToasts } from './toast'
@@ -15,6 +16,21 @@ export const RESTORE_TIMEOUT_MESSAGE = 'Authentication timed out. Please try aga
 export const RESTORE_RETRY_DELAYS_MS = [1000, 2000]
 /** The session is refreshed this often while signed in. */
 export const SESSION_REFRESH_INTERVAL_MS = 10 * 60_000
+
+/**
+ * A readable cookie this app sets when it learns that the browser has no session (a restore found
+ * none, or the user signed out) and removes at sign-in. While it is there a page load does not ask
+ * the server (which would answer 401 to `/api/auth/me` and to the refresh, two console errors on
+ * every anonymous page load); the session cookies themselves are httpOnly and cannot be read.
+ */
+export const SIGNED_OUT_COOKIE = 'capopt_signed_out'
+const SIGNED_OUT_MAX_AGE_S = 365 * 24 * 60 * 60
+
+function rememberSignedOut(signedOut: boolean) {
+  if (typeof document === 'undefined') return
+  if (signedOut) writeCookie(SIGNED_OUT_COOKIE, '1', SIGNED_OUT_MAX_AGE_S)
+  else if (readCookie(SIGNED_OUT_COOKIE) !== null) writeCookie(SIGNED_OUT_COOKIE, '', 0)
+}
 
 type AuthState = {
   status: AuthStatus
@@ -46,6 +62,11 @@ export const useAuthStore = create<AuthState>()((set, get) => ({
 
   restore: () => {
     restoreInFlight ??= (async () => {
+      if (readCookie(SIGNED_OUT_COOKIE) === '1') {
+        // Known to be signed out: no probe, no 401s.
+        set({ status: 'unauthenticated', user: null, error: null })
+        return
+      }
       set({ status: 'initializing', error: null })
       const deadline = Date.now() + RESTORE_DEADLINE_MS
       for (let attempt = 0; ; attempt++) {
@@ -57,6 +78,7 @@ export const useAuthStore = create<AuthState>()((set, get) => ({
           return
         } catch (error) {
           if (isUnauthenticated(error)) {
+            rememberSignedOut(true)
             set({ status: 'unauthenticated', user: null, error: null })
             return
           }
@@ -84,6 +106,7 @@ export const useAuthStore = create<AuthState>()((set, get) => ({
     const user = await session.login(email, password)
     // The failed attempts' toasts ('Login failed') are over: they must not linger over the app.
     dismissToasts()
+    rememberSignedOut(false)
     set({ status: 'authenticated', user, error: null })
     return user
   },
@@ -103,9 +126,13 @@ export const useAuthStore = create<AuthState>()((set, get) => ({
     }
   },
 
-  setUser: (user) => set({ user, status: 'authenticated', error: null }),
+  setUser: (user) => {
+    rememberSignedOut(false)
+    set({ user, status: 'authenticated', error: null })
+  },
 
   clearSession: () => {
+    rememberSignedOut(true)
     set({ status: 'unauthenticated', user: null, error: null })
     queryClient.clear()
   },
