@@ -34,6 +34,16 @@ describe('percentages', () => {
     expect(formatRatio(0.1234)).toBe(nbsp('12,34 %'))
     expect(formatRatio(0.15)).toBe(nbsp('15,00 %'))
   })
+  it('writes a ratio and a percent value the same way', () => {
+    expect(formatRatio(0.1234)).toBe(formatPercent(12.34))
+    expect(formatRatio(-0.025, { signed: true })).toBe(formatPercent(-2.5, { signed: true }))
+  })
+  it('signs a change: a plus for gains, none for zero', () => {
+    expect(formatPercent(25, { signed: true })).toBe(nbsp('+25,00 %'))
+    expect(formatPercent(-2.5, { signed: true })).toBe(nbsp('-2,50 %'))
+    expect(formatPercent(0, { signed: true })).toBe(nbsp('0,00 %'))
+    expect(formatPercent(null, { signed: true })).toBe(EMPTY_VALUE)
+  })
   it('formats a value already in percent', () => {
     expect(formatPercent(11.111)).toBe(nbsp('11,11 %'))
     expect(formatPercent(-2.5)).toBe(nbsp('-2,50 %'))

@@ -17,11 +17,11 @@ const bpsFormatter = new Intl.NumberFormat(LOCALE, {
   maximumFractionDigits: 2,
 })
 
-const percentFormatter = new Intl.NumberFormat(LOCALE, {
-  style: 'percent',
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 2,
-})
+// Percentages are written one way everywhere: two decimals, Spanish style (`12,34 %`); a change
+// may carry its sign (`+12,34 %`).
+const percentOptions: Intl.NumberFormatOptions = { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }
+const percentFormatter = new Intl.NumberFormat(LOCALE, percentOptions)
+const signedPercentFormatter = new Intl.NumberFormat(LOCALE, { ...percentOptions, signDisplay: 'exceptZero' })
 
 const integerFormatter = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 })
 
@@ -43,16 +43,20 @@ export function formatBps(value: number | bigint | string | null | undefined): s
   return n === null ? EMPTY_VALUE : bpsFormatter.format(n)
 }
 
-/** A ratio given as a fraction (0.1234) shown as a percent with two decimals: `12,34 %`. */
-export function formatRatio(value: number | bigint | string | null | undefined): string {
+/**
+ * The percent formatter: a value in percent (12.34) with two decimals, `12,34 %`. With `signed`
+ * (a change against a previous period) gains carry a plus: `+12,34 %`, `-2,50 %`, `0,00 %`.
+ */
+export function formatPercent(value: number | bigint | string | null | undefined, options: { signed?: boolean } = {}): string {
   const n = toNumber(value)
-  return n === null ? EMPTY_VALUE : percentFormatter.format(n)
+  if (n === null) return EMPTY_VALUE
+  return (options.signed ? signedPercentFormatter : percentFormatter).format(n / 100)
 }
 
-/** A value already expressed in percent (12.34) shown with two decimals: `12,34 %`. */
-export function formatPercent(value: number | bigint | string | null | undefined): string {
+/** A ratio given as a fraction (0.1234), written as {@link formatPercent} writes it: `12,34 %`. */
+export function formatRatio(value: number | bigint | string | null | undefined, options: { signed?: boolean } = {}): string {
   const n = toNumber(value)
-  return n === null ? EMPTY_VALUE : percentFormatter.format(n / 100)
+  return n === null ? EMPTY_VALUE : formatPercent(n * 100, options)
 }
 
 /** A whole count with Spanish digit grouping: `12.345`. */

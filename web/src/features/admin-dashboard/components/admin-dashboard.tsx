@@ -46,8 +46,7 @@ function MetricCards({ data }: { data: DashboardMetrics | undefined }) {
           data && (
             <span className={cn('inline-flex items-center gap-1', change >= 0 ? 'text-emerald-700' : 'text-red-700')}>
               <TrendingUp className={cn('size-3.5', change < 0 && 'rotate-180')} aria-hidden="true" />
-              {change > 0 ? '+' : ''}
-              {formatPercent(change)} from previous period
+              {formatPercent(change, { signed: true })} from previous period
             </span>
           )
         }
