@@ -15,6 +15,7 @@
 
 use crate::auth::{AuthUser, Role};
 use crate::error::{ApiError, ApiResult};
+use crate::ids::ClientId;
 
 /// A user's role within one client (`client_users.role`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ impl MemberRole {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Membership {
     /// The client.
-    pub client_id: String,
+    pub client_id: ClientId,
     /// Its name.
     pub client_name: String,
     /// The caller's role within it.
@@ -132,7 +133,7 @@ pub fn target_client(user: &AuthUser, requested: Option<&str>) -> ApiResult<Stri
         None => user
             .clients
             .first()
-            .map(|m| m.client_id.clone())
+            .map(|m| m.client_id.to_string())
             .ok_or_else(|| ApiError::Validation {
                 code: "no_company",
                 message: "Unable to assign user to a company".into(),
@@ -153,7 +154,7 @@ mod tests {
             clients: clients
                 .iter()
                 .map(|(c, r)| Membership {
-                    client_id: c.to_string(),
+                    client_id: (*c).into(),
                     client_name: c.to_string(),
                     role: *r,
                 })

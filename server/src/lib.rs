@@ -20,11 +20,13 @@ pub mod config;
 pub mod db;
 pub mod docs;
 pub mod error;
+pub mod ids;
 pub mod mail;
 pub mod realtime;
 pub mod seed;
 pub mod service;
 pub mod state;
+pub mod validate;
 #[cfg(test)]
 mod tidy;
 
@@ -90,7 +92,11 @@ pub fn app(state: AppState) -> Router {
     let dist = state.config.web_dist.clone();
     let spa = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));
     Router::new()
-        .nest("/api", api::router(state.clone()))
+        .nest(
+            "/api",
+            api::router(state.clone())
+                .layer(axum::middleware::from_fn(validate::refuse_control_characters)),
+        )
         .fallback_service(spa)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_JSON_BODY))
         .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))

@@ -12,6 +12,7 @@ use utoipa_axum::routes;
 
 use super::extract::{ClientQuery, ClientRead, ClientWrite};
 use crate::error::{ApiResult, AppJson};
+use crate::ids::{CategoryId, ColumnId, TaskId};
 use crate::service::Committed;
 use crate::service::board::order::Placement;
 use crate::service::board::{self as service, Board, Category, Column, Task, TaskInput};
@@ -60,7 +61,7 @@ pub struct MoveColumnRequest {
 #[ts(export)]
 pub struct CreateTaskRequest {
     /// The column to add it to (at the end).
-    pub column_id: String,
+    pub column_id: ColumnId,
     /// Title (required).
     pub title: String,
     /// Description.
@@ -104,7 +105,7 @@ pub struct UpdateTaskRequest {
 #[ts(export)]
 pub struct MoveTaskRequest {
     /// The target column (the task's own for a reorder).
-    pub column_id: String,
+    pub column_id: ColumnId,
     /// The task that should precede it.
     #[ts(optional)]
     pub after_id: Option<String>,
@@ -164,7 +165,7 @@ pub async fn create_column(
 pub async fn rename_column(
     State(state): State<AppState>,
     ClientWrite(scope): ClientWrite,
-    Path(id): Path<String>,
+    Path(id): Path<ColumnId>,
     AppJson(req): AppJson<ColumnRequest>,
 ) -> ApiResult<Response> {
     let c = service::rename_column(&state, &scope, &id, &req.name).await?;
@@ -177,7 +178,7 @@ pub async fn rename_column(
 pub async fn move_column(
     State(state): State<AppState>,
     ClientWrite(scope): ClientWrite,
-    Path(id): Path<String>,
+    Path(id): Path<ColumnId>,
     AppJson(req): AppJson<MoveColumnRequest>,
 ) -> ApiResult<Response> {
     let place = Placement {
@@ -213,7 +214,7 @@ pub async fn create_task(
 pub async fn update_task(
     State(state): State<AppState>,
     ClientWrite(scope): ClientWrite,
-    Path(id): Path<String>,
+    Path(id): Path<TaskId>,
     AppJson(req): AppJson<UpdateTaskRequest>,
 ) -> ApiResult<Response> {
     let input = TaskInput {
@@ -233,7 +234,7 @@ pub async fn update_task(
 pub async fn delete_task(
     State(state): State<AppState>,
     ClientWrite(scope): ClientWrite,
-    Path(id): Path<String>,
+    Path(id): Path<TaskId>,
 ) -> ApiResult<Response> {
     let c = service::delete_task(&state, &scope, &id).await?;
     Ok(with_seq(StatusCode::NO_CONTENT, c))
@@ -245,7 +246,7 @@ pub async fn delete_task(
 pub async fn move_task(
     State(state): State<AppState>,
     ClientWrite(scope): ClientWrite,
-    Path(id): Path<String>,
+    Path(id): Path<TaskId>,
     AppJson(req): AppJson<MoveTaskRequest>,
 ) -> ApiResult<Response> {
     let place = Placement {
@@ -274,7 +275,7 @@ pub async fn create_category(
 pub async fn delete_category(
     State(state): State<AppState>,
     ClientWrite(scope): ClientWrite,
-    Path(id): Path<String>,
+    Path(id): Path<CategoryId>,
 ) -> ApiResult<Response> {
     let c = service::delete_category(&state, &scope, &id).await?;
     Ok(with_seq(StatusCode::NO_CONTENT, c))

@@ -12,6 +12,7 @@ use super::extract::{ClientQuery, ClientRead};
 use crate::access::Need;
 use crate::db::reports::{FolderRow, MONTHLY_DRAFT_LIMIT, ReportRow};
 use crate::error::{ApiResult, AppJson};
+use crate::ids::{ClientId, FolderId, ReportId};
 use crate::service::reports::{self as service, NewReport, ReportEdit};
 use crate::service::{self as services, Actor};
 use crate::state::AppState;
@@ -33,11 +34,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[ts(export)]
 pub struct ReportSummary {
     /// Id (also the id of its collaborative document).
-    pub id: String,
+    pub id: ReportId,
     /// Owning client.
-    pub client_id: String,
+    pub client_id: ClientId,
     /// Folder, if any.
-    pub folder_id: Option<String>,
+    pub folder_id: Option<FolderId>,
     /// Name.
     pub name: String,
     /// Status.
@@ -75,11 +76,11 @@ pub struct ReportDetail {
 #[ts(export)]
 pub struct ReportFolder {
     /// Id.
-    pub id: String,
+    pub id: FolderId,
     /// Owning client.
-    pub client_id: String,
+    pub client_id: ClientId,
     /// Parent folder (`None` at the top level).
-    pub parent_folder_id: Option<String>,
+    pub parent_folder_id: Option<FolderId>,
     /// Name.
     pub name: String,
     /// Creator.
@@ -157,9 +158,9 @@ pub struct CreateFolderRequest {
 fn summary(row: ReportRow) -> ReportSummary {
     let updated_at = row.last_change().to_owned();
     ReportSummary {
-        id: row.id,
-        client_id: row.client_id,
-        folder_id: row.folder_id,
+        id: row.id.into(),
+        client_id: row.client_id.into(),
+        folder_id: row.folder_id.map(FolderId::from),
         name: row.name,
         status: ReportStatus::parse(&row.status),
         template_id: row.template_id,
@@ -175,9 +176,9 @@ fn summary(row: ReportRow) -> ReportSummary {
 
 fn folder(row: FolderRow) -> ReportFolder {
     ReportFolder {
-        id: row.id,
-        client_id: row.client_id,
-        parent_folder_id: row.parent_folder_id,
+        id: row.id.into(),
+        client_id: row.client_id.into(),
+        parent_folder_id: row.parent_folder_id.map(FolderId::from),
         name: row.name,
         created_by: row.created_by,
         created_at: row.created_at,
@@ -201,7 +202,7 @@ pub async fn list_reports(
 pub async fn get_report(
     State(state): State<AppState>,
     actor: Actor,
-    Path(report_id): Path<String>,
+    Path(report_id): Path<ReportId>,
 ) -> ApiResult<axum::Json<ReportDetail>> {
     let (row, can_edit) = service::get(&state, &actor, &report_id).await?;
     Ok(axum::Json(ReportDetail {
@@ -239,7 +240,7 @@ pub async fn create_report(
 pub async fn update_report(
     State(state): State<AppState>,
     actor: Actor,
-    Path(report_id): Path<String>,
+    Path(report_id): Path<ReportId>,
     AppJson(req): AppJson<UpdateReportRequest>,
 ) -> ApiResult<axum::Json<ReportSummary>> {
     let edit = ReportEdit {
@@ -257,7 +258,7 @@ pub async fn update_report(
 pub async fn delete_report(
     State(state): State<AppState>,
     actor: Actor,
-    Path(report_id): Path<String>,
+    Path(report_id): Path<ReportId>,
 ) -> ApiResult<StatusCode> {
     service::delete(&state, &actor, &report_id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -307,7 +308,7 @@ pub async fn create_folder(
 pub async fn delete_folder(
     State(state): State<AppState>,
     actor: Actor,
-    Path(folder_id): Path<String>,
+    Path(folder_id): Path<FolderId>,
 ) -> ApiResult<StatusCode> {
     service::delete_folder(&state, &actor, &folder_id).await?;
     Ok(StatusCode::NO_CONTENT)

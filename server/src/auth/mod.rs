@@ -135,7 +135,7 @@ pub async fn load_caller(
         .await?
         .into_iter()
         .map(|m| Membership {
-            client_id: m.client_id,
+            client_id: m.client_id.into(),
             client_name: m.client_name,
             role: MemberRole::parse(&m.role),
         })

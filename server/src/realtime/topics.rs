@@ -125,7 +125,7 @@ mod tests {
             clients: clients
                 .iter()
                 .map(|c| crate::access::Membership {
-                    client_id: c.to_string(),
+                    client_id: (*c).into(),
                     client_name: c.to_string(),
                     role: crate::access::MemberRole::Member,
                 })

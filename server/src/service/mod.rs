@@ -23,6 +23,7 @@ use crate::access::{self, Need, Rights};
 use crate::auth::AuthUser;
 use crate::db::misc::{self as audit_db, AuditEvent};
 use crate::error::{ApiError, ApiResult};
+use crate::ids::ClientId;
 use crate::realtime::{self, Event, Topic};
 use crate::state::AppState;
 
@@ -41,7 +42,7 @@ pub struct Scope {
     /// The caller.
     pub actor: Actor,
     /// The client.
-    pub client_id: String,
+    pub client_id: ClientId,
     /// The client's name.
     pub client_name: String,
     /// The caller's rights on it.
@@ -85,7 +86,7 @@ pub async fn scope_of(
     };
     Ok(Scope {
         actor,
-        client_id: client_id.to_owned(),
+        client_id: client_id.into(),
         client_name,
         rights,
     })

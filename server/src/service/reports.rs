@@ -15,6 +15,7 @@ use crate::access::Need;
 use crate::db::reports::{self as db, FolderRow, MONTHLY_DRAFT_LIMIT, ReportRow};
 use crate::docs::store as collab_store;
 use crate::error::{ApiError, ApiResult};
+use crate::ids::{FolderId, ReportId};
 use crate::realtime::{Event, Topic};
 use crate::state::AppState;
 
@@ -169,7 +170,7 @@ pub async fn list(state: &AppState, scope: &Scope) -> ApiResult<Vec<ReportRow>> 
 }
 
 /// One report, and whether the caller may edit it.
-pub async fn get(state: &AppState, actor: &Actor, id: &str) -> ApiResult<(ReportRow, bool)> {
+pub async fn get(state: &AppState, actor: &Actor, id: &ReportId) -> ApiResult<(ReportRow, bool)> {
     let (mut row, scope) = load(state, actor, id, Need::Read).await?;
     refresh_section_count(state, &mut row).await;
     Ok((row, scope.rights.write))
@@ -273,7 +274,7 @@ pub struct ReportEdit<'a> {
 pub async fn update(
     state: &AppState,
     actor: &Actor,
-    id: &str,
+    id: &ReportId,
     edit: ReportEdit<'_>,
 ) -> ApiResult<ReportRow> {
     let (row, scope) = load(state, actor, id, Need::Write).await?;
@@ -326,7 +327,7 @@ pub async fn update(
 }
 
 /// Deletes a report and its document.
-pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, id: &ReportId) -> ApiResult<()> {
     let (row, scope) = load(state, actor, id, Need::Write).await?;
     let mut ch = Change::begin(state, reports_topic(&row.client_id)).await?;
     if !db::delete(ch.conn(), id).await? {
@@ -389,7 +390,7 @@ pub async fn create_folder(
 }
 
 /// Deletes a folder and its sub-folders; their reports move out of any folder.
-pub async fn delete_folder(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> {
+pub async fn delete_folder(state: &AppState, actor: &Actor, id: &FolderId) -> ApiResult<()> {
     let row = db::get_folder(&state.db.pool, id)
         .await?
         .ok_or_else(folder_not_found)?;

@@ -16,6 +16,7 @@ use self::order::{Keyed, Placement, key_after, keys, place_key, rebalanced};
 use super::{Audit, Change, Committed, Scope, clean_name};
 use crate::db::board::{self as db, CategoryRow, ColumnRow, NewTask, TaskFields, TaskRow};
 use crate::error::{ApiError, ApiResult};
+use crate::ids::{CategoryId, ClientId, ColumnId, TaskId};
 use crate::realtime::{self, Event, Topic};
 use crate::state::AppState;
 
@@ -33,9 +34,9 @@ pub const DEFAULT_COLUMNS: [&str; 4] = ["To Do", "In Progress", "Review", "Done"
 #[ts(export)]
 pub struct Column {
     /// Id.
-    pub id: String,
+    pub id: ColumnId,
     /// The client owning the board.
-    pub client_id: String,
+    pub client_id: ClientId,
     /// Name.
     pub name: String,
     /// Fractional order key; columns sort by `(position, id)`.
@@ -45,8 +46,8 @@ pub struct Column {
 impl From<ColumnRow> for Column {
     fn from(r: ColumnRow) -> Column {
         Column {
-            id: r.id,
-            client_id: r.client_id,
+            id: r.id.into(),
+            client_id: r.client_id.into(),
             name: r.name,
             position: r.position,
         }
@@ -94,17 +95,17 @@ impl TaskPriority {
 #[ts(export)]
 pub struct Task {
     /// Id.
-    pub id: String,
+    pub id: TaskId,
     /// The client owning the board.
-    pub client_id: String,
+    pub client_id: ClientId,
     /// The column holding the task.
-    pub column_id: String,
+    pub column_id: ColumnId,
     /// Title (at least one character).
     pub title: String,
     /// Description (may be empty).
     pub description: String,
     /// Category, if any.
-    pub category_id: Option<String>,
+    pub category_id: Option<CategoryId>,
     /// Name of the category, if any.
     pub category_name: Option<String>,
     /// Priority, if set.
@@ -126,12 +127,12 @@ pub struct Task {
 impl From<TaskRow> for Task {
     fn from(r: TaskRow) -> Task {
         Task {
-            id: r.id,
-            client_id: r.client_id,
-            column_id: r.column_id,
+            id: r.id.into(),
+            client_id: r.client_id.into(),
+            column_id: r.column_id.into(),
             title: r.title,
             description: r.description,
-            category_id: r.category_id,
+            category_id: r.category_id.map(CategoryId::from),
             category_name: r.category_name,
             priority: r.priority.as_deref().and_then(TaskPriority::parse),
             due_date: r.due_date,
@@ -150,11 +151,11 @@ impl From<TaskRow> for Task {
 #[ts(export)]
 pub struct Category {
     /// Id.
-    pub id: String,
+    pub id: CategoryId,
     /// Name.
     pub name: String,
     /// The owning client; none for default categories.
-    pub client_id: Option<String>,
+    pub client_id: Option<ClientId>,
     /// Whether this is a default category.
     pub is_default: bool,
     /// Creator.
@@ -164,9 +165,9 @@ pub struct Category {
 impl From<CategoryRow> for Category {
     fn from(r: CategoryRow) -> Category {
         Category {
-            id: r.id,
+            id: r.id.into(),
             name: r.name,
-            client_id: r.client_id,
+            client_id: r.client_id.map(ClientId::from),
             is_default: r.is_default != 0,
             created_by: r.created_by,
         }
@@ -182,7 +183,7 @@ fn all<R, W: From<R>>(rows: Vec<R>) -> Vec<W> {
 #[ts(export)]
 pub struct Board {
     /// The client.
-    pub client_id: String,
+    pub client_id: ClientId,
     /// The client's name.
     pub client_name: String,
     /// The board topic's sequence number when the board was read: events up to it are included.
@@ -207,9 +208,9 @@ pub struct BoardPatch {
     /// Categories created.
     pub categories: Vec<Category>,
     /// Ids of deleted tasks.
-    pub deleted_task_ids: Vec<String>,
+    pub deleted_task_ids: Vec<TaskId>,
     /// Ids of deleted categories.
-    pub deleted_category_ids: Vec<String>,
+    pub deleted_category_ids: Vec<CategoryId>,
 }
 
 /// Task fields as a caller sends them, before validation.
@@ -389,7 +390,7 @@ pub async fn create_column(
     let cols = db::columns(ch.conn(), &scope.client_id).await?;
     let col = ColumnRow {
         id: crate::db::new_id(),
-        client_id: scope.client_id.clone(),
+        client_id: scope.client_id.to_string(),
         name,
         position: key_after(cols.last().map(|c| c.position.as_str())),
     };
@@ -433,7 +434,7 @@ fn audit<'a>(
 pub async fn rename_column(
     state: &AppState,
     scope: &Scope,
-    id: &str,
+    id: &ColumnId,
     name: &str,
 ) -> ApiResult<Committed<Column>> {
     let name = clean_name(name, "Column", MAX_NAME)?;
@@ -470,7 +471,7 @@ fn new_keys(others: &Keyed<'_>, place: &Placement<'_>, moved: &str) -> Vec<(Stri
 pub async fn move_column(
     state: &AppState,
     scope: &Scope,
-    id: &str,
+    id: &ColumnId,
     place: &Placement<'_>,
 ) -> ApiResult<Committed<Vec<Column>>> {
     let client_id = &scope.client_id;
@@ -522,7 +523,7 @@ async fn check_category(conn: &mut AnyConnection, client_id: &str, f: &Fields) -
 pub async fn create_task(
     state: &AppState,
     scope: &Scope,
-    column_id: &str,
+    column_id: &ColumnId,
     input: &TaskInput<'_>,
 ) -> ApiResult<Committed<Task>> {
     let f = validate_task(input)?;
@@ -572,7 +573,7 @@ pub async fn create_task(
 pub async fn update_task(
     state: &AppState,
     scope: &Scope,
-    id: &str,
+    id: &TaskId,
     input: &TaskInput<'_>,
 ) -> ApiResult<Committed<Task>> {
     let f = validate_task(input)?;
@@ -599,7 +600,7 @@ pub async fn update_task(
 }
 
 /// Deletes a task.
-pub async fn delete_task(state: &AppState, scope: &Scope, id: &str) -> ApiResult<Committed<()>> {
+pub async fn delete_task(state: &AppState, scope: &Scope, id: &TaskId) -> ApiResult<Committed<()>> {
     let mut ch = begin(state, scope).await?;
     let task = db::task(ch.conn(), &scope.client_id, id)
         .await?
@@ -608,7 +609,7 @@ pub async fn delete_task(state: &AppState, scope: &Scope, id: &str) -> ApiResult
         return Err(task_not_found());
     }
     let patch = BoardPatch {
-        deleted_task_ids: vec![id.to_string()],
+        deleted_task_ids: vec![id.clone()],
         ..Default::default()
     };
     let seq = ch
@@ -626,8 +627,8 @@ pub async fn delete_task(state: &AppState, scope: &Scope, id: &str) -> ApiResult
 pub async fn move_task(
     state: &AppState,
     scope: &Scope,
-    id: &str,
-    column_id: &str,
+    id: &TaskId,
+    column_id: &ColumnId,
     place: &Placement<'_>,
 ) -> ApiResult<Committed<Vec<Task>>> {
     let client_id = &scope.client_id;
@@ -641,13 +642,13 @@ pub async fn move_task(
     let rows = db::column_task_keys(ch.conn(), column_id).await?;
     let others: Keyed<'_> = rows
         .iter()
-        .filter(|(tid, _)| tid != id)
+        .filter(|(tid, _)| *tid != id)
         .map(|(tid, k)| (tid.as_str(), k.as_str()))
         .collect();
     let updates = new_keys(&others, place, id);
     let completed_at = completion(&col, current.completed_at.as_deref());
     for (tid, key) in &updates {
-        if tid == id {
+        if *tid == id {
             db::place_task(
                 ch.conn(),
                 client_id,
@@ -699,7 +700,7 @@ pub async fn create_category(
     let cat = CategoryRow {
         id: crate::db::new_id(),
         name,
-        client_id: Some(scope.client_id.clone()),
+        client_id: Some(scope.client_id.to_string()),
         is_default: 0,
         created_by: Some(scope.user().id.clone()),
     };
@@ -730,7 +731,7 @@ pub async fn create_category(
 pub async fn delete_category(
     state: &AppState,
     scope: &Scope,
-    id: &str,
+    id: &CategoryId,
 ) -> ApiResult<Committed<()>> {
     let client_id = &scope.client_id;
     let mut ch = begin(state, scope).await?;
@@ -753,7 +754,7 @@ pub async fn delete_category(
     }
     let patch = BoardPatch {
         tasks,
-        deleted_category_ids: vec![id.to_string()],
+        deleted_category_ids: vec![id.clone()],
         ..Default::default()
     };
     let seq = ch
