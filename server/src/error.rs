@@ -182,10 +182,44 @@ impl<T> ResultExt<T> for Result<T, sqlx::Error> {
     }
 }
 
-/// `Json` extractor whose rejections use the API's error body.
-#[derive(Debug, Clone, Copy, Default, axum::extract::FromRequest)]
-#[from_request(via(axum::Json), rejection(ApiError))]
+/// `Json` extractor whose rejections use the API's error body, and which refuses control
+/// characters in any string of the body ([`crate::validate::check_json`]) before the body is
+/// read into its type: every input type gets the rule.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct AppJson<T>(pub T);
+
+impl<T, S> axum::extract::FromRequest<S> for AppJson<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        let (parts, body) = req.into_parts();
+        let bytes = {
+            let req = axum::extract::Request::from_parts(parts.clone(), body);
+            bytes::Bytes::from_request(req, state)
+                .await
+                .map_err(|r| match r.status() {
+                    StatusCode::PAYLOAD_TOO_LARGE => {
+                        ApiError::TooLarge("Request body too large".into())
+                    }
+                    _ => ApiError::BadRequest {
+                        code: "invalid_body",
+                        message: r.body_text(),
+                    },
+                })?
+        };
+        // A body that is not JSON at all is reported by the Json extractor below.
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+            crate::validate::check_json(&value)?;
+        }
+        let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+        let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
+        Ok(AppJson(value))
+    }
+}
 
 impl From<axum::extract::rejection::JsonRejection> for ApiError {
     fn from(r: axum::extract::rejection::JsonRejection) -> Self {

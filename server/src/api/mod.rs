@@ -20,6 +20,7 @@ use crate::state::AppState;
 pub mod admin;
 pub mod auth;
 pub mod board;
+pub mod clients;
 pub mod collab_ws;
 pub mod dashboard;
 pub mod extract;
@@ -50,6 +51,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(reports::router())
         .merge(collab_ws::router())
         .merge(board::router())
+        .merge(clients::router())
         .merge(crate::realtime::ws::router())
 }
 

@@ -13,3 +13,22 @@ pub async fn create(conn: &mut AnyConnection, c: &NewClient<'_>) -> ApiResult<St
     super::board::create_default_columns(conn, &id).await?;
     Ok(id)
 }
+
+/// The clients a caller may open, by name: every client for an admin, else their memberships.
+pub async fn visible(
+    state: &crate::state::AppState,
+    user: &crate::auth::AuthUser,
+) -> ApiResult<Vec<(crate::ids::ClientId, String)>> {
+    if user.is_admin() {
+        return Ok(db::list(&state.db.pool)
+            .await?
+            .into_iter()
+            .map(|c| (c.id.into(), c.name))
+            .collect());
+    }
+    Ok(user
+        .clients
+        .iter()
+        .map(|m| (m.client_id.clone(), m.client_name.clone()))
+        .collect())
+}

@@ -806,3 +806,24 @@ async fn concurrent_moves_by_several_people_converge_with_nothing_lost() {
     }
     assert_eq!(replica.order(), order);
 }
+
+#[tokio::test]
+async fn the_client_list_is_every_client_for_admins_and_their_own_for_others() {
+    let app = TestApp::spawn().await;
+    let names = |v: Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (st, all) = app.login(ADMIN).await.json("/api/clients").await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(names(all), ["Bank A", "Bank B"]);
+    let (_, mine) = app.login(USER_B).await.json("/api/clients").await;
+    assert_eq!(names(mine), ["Bank B"]);
+    let (_, viewer) = app.login(VIEWER).await.json("/api/clients").await;
+    assert_eq!(names(viewer), ["Bank A"]);
+    let (st, _) = app.client().await.json("/api/clients").await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+}

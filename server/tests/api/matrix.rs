@@ -180,6 +180,7 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/waitlist", Rule::Anyone, 200)
         .limited()
         .body(|f| Some(json!({"email": format!("wait-{}@example.com", f.unique), "source": "hero"}))),
+    route("GET", "/api/clients", Rule::SignedIn, 200),
     // Back office.
     route("GET", "/api/admin/dashboard/metrics", Rule::Admin, 200),
     route("GET", "/api/admin/outbox", Rule::Admin, 200),

@@ -424,3 +424,105 @@ async fn behind_a_proxy_the_client_is_the_rightmost_untrusted_hop() {
         Some("192.0.2.45")
     );
 }
+
+#[tokio::test]
+async fn control_characters_in_names_titles_ids_and_waitlist_fields_are_refused() {
+    let app = TestApp::spawn().await;
+    let user = app.login(USER_A).await;
+    let admin = app.login(ADMIN).await;
+    let anon = app.client().await;
+    let (_, board) = user.json("/api/board").await;
+    let column = board["columns"][0]["id"].as_str().unwrap().to_string();
+    let (_, me) = admin.json("/api/auth/me").await;
+    let expect_422 = |what: &str, r: (StatusCode, serde_json::Value)| {
+        assert_eq!(r.0, StatusCode::UNPROCESSABLE_ENTITY, "{what}: {}", r.1);
+        assert!(
+            r.1["code"].is_string() && r.1["message"].is_string(),
+            "{what}: {}",
+            r.1
+        );
+    };
+
+    for bad in [
+        "Ana\u{0}",
+        "Ana\u{7}",
+        "Ana\u{1b}[31m",
+        "An\u{85}a",
+        "Ana\nLópez",
+    ] {
+        let r = anon
+            .post(
+                "/api/waitlist",
+                json!({"email": "ana@bank.example", "name": bad, "source": "hero"}),
+            )
+            .await;
+        expect_422("waitlist name", body(r).await);
+        let r = user.post("/api/reports", json!({"name": bad})).await;
+        expect_422("report name", body(r).await);
+        let r = user
+            .post("/api/reports/folders", json!({"name": bad}))
+            .await;
+        expect_422("folder name", body(r).await);
+        let r = user
+            .post(
+                "/api/board/tasks",
+                json!({"column_id": column, "title": bad}),
+            )
+            .await;
+        expect_422("task title", body(r).await);
+        let r = user.post("/api/board/columns", json!({"name": bad})).await;
+        expect_422("column name", body(r).await);
+        let r = admin
+            .post(
+                "/api/admin/invitations",
+                json!({"name": bad, "last_name": "L", "email": "x@bank-a.example",
+                       "role": "user", "client_id": me["client"]["id"]}),
+            )
+            .await;
+        expect_422("invitation name", body(r).await);
+    }
+    for email in ["ana\u{0}@bank.example", "ana@bank.example\u{0}"] {
+        let r = anon
+            .post("/api/waitlist", json!({"email": email, "source": "hero"}))
+            .await;
+        expect_422("waitlist email", body(r).await);
+    }
+    let r = anon
+        .post(
+            "/api/waitlist",
+            json!({"email": "ana@bank.example", "source": "hero\u{0}"}),
+        )
+        .await;
+    expect_422("waitlist source", body(r).await);
+    // Ids in paths, bodies and query strings.
+    for path in [
+        "/api/reports/abc%00def",
+        "/api/reports/%07",
+        "/api/board?client_id=a%00b",
+        "/api/invitations/tok%00en",
+    ] {
+        expect_422(path, user.json(path).await);
+    }
+    let r = user
+        .post(
+            "/api/board/tasks",
+            json!({"column_id": format!("{column}\u{0}"), "title": "T"}),
+        )
+        .await;
+    expect_422("column id", body(r).await);
+    // Line breaks and tabs stay allowed where text is long: a task's description.
+    let r = user
+        .post(
+            "/api/board/tasks",
+            json!({"column_id": column, "title": "Review", "description": "Line 1\n\tLine 2\r\n"}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = user
+        .post(
+            "/api/board/tasks",
+            json!({"column_id": column, "title": "Review", "description": "a\u{0}b"}),
+        )
+        .await;
+    expect_422("description", body(r).await);
+}
