@@ -197,7 +197,9 @@ pub async fn login(
     if !crate::api::valid_email(&email) {
         return Err(ApiError::validation("Invalid email address"));
     }
-    if !state.limits.login(&email, &ip) {
+    // Failures of this account from this address make the attempt wait its turn (a correct
+    // password then passes); only a flood of guesses is refused.
+    if let Err(refused) = state.limits.login(&email, &ip).await {
         crate::audit::record(
             &state,
             AuditEvent {
@@ -211,9 +213,15 @@ pub async fn login(
             },
         )
         .await;
-        return Err(ApiError::RateLimited(
-            "Too many login attempts. Please wait a few minutes and try again.".into(),
-        ));
+        let wait = refused.retry_after.as_secs().max(1);
+        return Err(ApiError::RateLimited(format!(
+            "Too many login attempts. Please wait {} and try again.",
+            if wait < 90 {
+                format!("{wait} seconds")
+            } else {
+                format!("{} minutes", wait.div_ceil(60))
+            }
+        )));
     }
     let user = users::by_email(&state.db.pool, &email).await?;
     let hash = user.as_ref().and_then(|u| u.password_hash.clone());
@@ -224,6 +232,7 @@ pub async fn login(
     .await
         && hash.is_some();
     let Some(user) = user.filter(|_| ok) else {
+        state.limits.login_failed(&email, &ip);
         crate::audit::record(
             &state,
             AuditEvent {
@@ -239,6 +248,7 @@ pub async fn login(
         .await;
         return Err(invalid_credentials());
     };
+    state.limits.login_succeeded(&email, &ip);
     let ua = headers
         .get(axum::http::header::USER_AGENT)
         .and_then(|v| v.to_str().ok());

@@ -425,6 +425,105 @@ async fn behind_a_proxy_the_client_is_the_rightmost_untrusted_hop() {
     );
 }
 
+/// A fresh client whose requests come from `ip` (through a trusted proxy).
+async fn from_address(app: &TestApp, ip: &str) -> (Session, String) {
+    (app.client().await, ip.to_string())
+}
+
+async fn login_from(s: &(Session, String), email: &str, password: &str) -> StatusCode {
+    let (s, ip) = s;
+    let csrf = s.cookie("capopt_csrf").unwrap();
+    s.http
+        .post(format!("{}/api/auth/login", s.base))
+        .header("x-csrf-token", csrf)
+        .header("x-forwarded-for", ip.as_str())
+        .json(&json!({"email": email, "password": password}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+#[tokio::test]
+async fn sign_in_limits_count_failures_only_and_never_lock_the_owner_out() {
+    let app = TestApp::spawn_with(|c| c.trust_proxy = true).await;
+    let owner = from_address(&app, "198.51.100.7").await;
+    let attacker = from_address(&app, "203.0.113.9").await;
+
+    // Successful sign-ins never count.
+    for i in 0..8 {
+        assert_eq!(
+            login_from(&owner, USER_B, DEMO_PASSWORD).await,
+            StatusCode::OK,
+            "sign-in {i}"
+        );
+    }
+    // Five wrong guesses elsewhere do not block the owner's correct password.
+    for _ in 0..5 {
+        assert_eq!(
+            login_from(&attacker, USER_B, "guess").await,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(
+        login_from(&owner, USER_B, DEMO_PASSWORD).await,
+        StatusCode::OK
+    );
+    // The owner's own typos only slow the next attempt down; the correct password passes.
+    for _ in 0..5 {
+        assert_eq!(
+            login_from(&owner, USER_B, "typo").await,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(
+        login_from(&owner, USER_B, "typo").await,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        login_from(&owner, USER_B, DEMO_PASSWORD).await,
+        StatusCode::OK
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "after five failures each attempt waits its turn"
+    );
+
+    // Guessing faster than the back-off allows is refused.
+    let guesses = (0..12).map(|_| login_from(&attacker, USER_B, "guess"));
+    let answers = futures_util::future::join_all(guesses).await;
+    assert!(
+        answers.contains(&StatusCode::TOO_MANY_REQUESTS),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .all(|s| *s == StatusCode::TOO_MANY_REQUESTS || *s == StatusCode::UNAUTHORIZED)
+    );
+    // ...and still does not touch the owner at another address.
+    assert_eq!(
+        login_from(&owner, USER_B, DEMO_PASSWORD).await,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn a_whole_bank_behind_one_proxy_signs_in() {
+    let app = TestApp::spawn_with(|c| c.trust_proxy = true).await;
+    let proxy = from_address(&app, "192.0.2.10").await;
+    // Forty sign-ins of the bank's staff through the one address within minutes.
+    for i in 0..40 {
+        let email = [USER_A, APPROVER, VIEWER, ADMIN][i % 4];
+        assert_eq!(
+            login_from(&proxy, email, DEMO_PASSWORD).await,
+            StatusCode::OK,
+            "sign-in {i}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn control_characters_in_names_titles_ids_and_waitlist_fields_are_refused() {
     let app = TestApp::spawn().await;
