@@ -10,7 +10,9 @@ export type OptimisticSnapshot<TData> = { previous: TData | undefined }
  *   change), keeps a snapshot and applies `update` to the cached data at once;
  * - `onError` puts the snapshot back;
  * - `onSettled` refetches `queryKey`, so the cache always ends on the server's state (this also
- *   restores live changes that arrived between the snapshot and a rollback).
+ *   restores live changes that arrived between the snapshot and a rollback). It returns the
+ *   refetch, so the mutation stays pending (and per-call `onError`/`onSuccess` wait) until the
+ *   fresh data is in.
  *
  *     useMutation({ mutationFn, ...optimistic(queryClient, key, (data, vars) => next), onSuccess })
  *
