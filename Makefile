@@ -7,6 +7,8 @@ SHELL := /bin/bash
 # Build caches live outside the clone so that fresh clones (and CI) reuse them.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/capopt/target
 NPM_CACHE ?= $(HOME)/.cache/capopt/npm
+# Browser tests use Debian's Chromium (make chromium); npm never downloads a browser.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 NPM := npm --cache $(NPM_CACHE) --prefer-offline --no-audit --no-fund
 DEBUG_BIN := $(CARGO_TARGET_DIR)/debug/capopt
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release/capopt
