@@ -6,6 +6,7 @@ mod helpers;
 
 mod auth;
 mod board;
+mod contract;
 mod invitations;
 mod matrix;
 mod realtime;
