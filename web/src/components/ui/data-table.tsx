@@ -56,7 +56,20 @@ export const PAGE_SIZES = [5, 10, 20, 50] as const
 /**
  * Server-side mode, for lists too large to load whole: `data` is the current page, already
  * sorted by the server; the table only reports the sorting and page the user asks for. Put both
- * in the query key and the request.
+ * in the query key and the request (with the client, as every key):
+ *
+ *     const [sorting, setSorting] = useState<SortingState>([])
+ *     const [pagination, setPagination] = useState<PaginationState>({ pageIndex: 0, pageSize: 20 })
+ *     const page = useQuery({
+ *       queryKey: fileKeys.page(clientId, sorting, pagination),
+ *       queryFn: () => listFiles(clientId, sorting, pagination),
+ *       placeholderData: keepPreviousData,
+ *     })
+ *     <DataTable label="Files" columns={columns} data={page.data?.rows ?? NO_ROWS} getRowId={(f) => f.id}
+ *       loading={page.isPlaceholderData}
+ *       server={{ rowCount: page.data?.total ?? 0, sorting, onSortingChange: setSorting, pagination, onPaginationChange: setPagination }} />
+ *
+ * (`NO_ROWS` a module-level empty array: a new `[]` each render rebuilds the rows.)
  */
 export type DataTableServer = {
   /** Rows matching on the server, over all pages. */
