@@ -26,9 +26,9 @@ export const ACCOUNTS = {
   viewer: 'viewer@example.com',
 }
 
-/** The close codes of the web app (`web/src/lib/close-codes.ts`), read from its source. */
+/** The close codes of the web app (`web/src/api/types/CloseCode.ts`, generated from `collab::close`), read from its source. */
 export function webCloseCodes() {
-  const src = readFileSync(join(webDir, 'src/lib/close-codes.ts'), 'utf8')
+  const src = readFileSync(join(webDir, 'src/api/types/CloseCode.ts'), 'utf8')
   return Object.fromEntries([...src.matchAll(/^\s+([A-Z_]+): (\d+),$/gm)].map((m) => [m[1], Number(m[2])]))
 }
 
