@@ -2,7 +2,7 @@
 //!
 //! The codes live in the private-use range 4000–4999 and follow HTTP status numbers where one
 //! fits, so that `code - 4000` reads like the matching HTTP status. The web app mirrors them in
-//! `web/src/lib/close-codes.ts`; change both together.
+//! `web/src/api/types/CloseCode.ts`, generated from `server::realtime::close::ALL` (`make types`).
 
 /// Normal closure (RFC 6455): the peer closed the connection or its stream ended.
 pub const NORMAL: u16 = 1000;

@@ -5,7 +5,7 @@
 //! Authorisation happens before the document is touched, from the session cookie (a browser sends
 //! it on a same-origin socket; other clients send a `Cookie` header). No secret travels in the
 //! URL. A cross-site Origin is refused before the upgrade. Everything else is answered by
-//! upgrading and closing with a code of `collab::close` (mirrored in `web/src/lib/close-codes.ts`),
+//! upgrading and closing with a code of `collab::close` (generated into `web/src/api/types/CloseCode.ts`),
 //! so the client can tell "sign in again" from "not yours":
 //! - no valid session: 4401;
 //! - no such report: 4404; a report of a client the caller is not a member of: 4403;

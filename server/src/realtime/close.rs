@@ -1,7 +1,7 @@
 //! WebSocket close codes of the event socket (`/api/ws`). They are the product's one set of close
-//! codes, defined in `collab::close` (shared with the document socket) and mirrored in
-//! `web/src/lib/close-codes.ts`: private-use range 4000-4999, `code - 4000` reads like the
-//! matching HTTP status.
+//! codes, defined in `collab::close` (shared with the document socket) and generated into
+//! `web/src/api/types/CloseCode.ts` from [`ALL`] (`make types`): private-use range 4000-4999,
+//! `code - 4000` reads like the matching HTTP status.
 
 pub use collab::close::{
     IDLE_TIMEOUT, MESSAGE_TOO_LARGE, SHUTTING_DOWN, SLOW_CONSUMER, UNAUTHENTICATED,

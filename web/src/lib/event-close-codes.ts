@@ -2,7 +2,7 @@ import { CloseCode } from './close-codes'
 
 /**
  * The close codes the event socket (`/api/ws`) uses: a subset of the product's one set of close
- * codes (`close-codes.ts`, mirroring `collab/src/close.rs`, which the server's event hub reuses).
+ * codes (`close-codes.ts`, generated from `collab::close`, which the server's event hub reuses).
  */
 export const EventCloseCode = {
   /** The session ended (signed out or revoked): sign in again. */
