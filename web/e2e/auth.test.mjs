@@ -210,4 +210,68 @@ test.describe('authentication and guarding', () => {
     await expect(page).toHaveURL(at('/'))
     await page.context().close()
   })
+
+  test('guards every path under /admin and /client, including ones that do not exist', async ({ browser }) => {
+    const page = await newPage(browser, env.server.baseUrl)
+    const consoleErrors = []
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()))
+
+    // Anonymous: to /login with the origin path, never a 404.
+    for (const path of ['/client/anything', '/client/no/such/page?tab=2', '/admin/anything']) {
+      await page.goto(path)
+      await expect(page).toHaveURL(at('/login'))
+      expect(new URL(page.url()).searchParams.get('redirect')).toBe(path)
+      await expect(page.getByRole('heading', { name: 'Welcome Back' })).toBeVisible()
+      await expect(page).toHaveTitle('Sign in · CapOpt')
+    }
+    // Once the app knows there is no session, page loads no longer log 401s.
+    consoleErrors.length = 0
+    await page.goto('/')
+    await expect(page.getByRole('link', { name: 'Login' }).first()).toBeVisible()
+    await page.goto('/client/home')
+    await expect(page).toHaveURL(at('/login'))
+    expect(consoleErrors).toEqual([])
+
+    // A failed sign-in's toast is gone once the next sign-in succeeds (user B: user A's password
+    // was reset above).
+    await page.getByLabel('Email').fill(ACCOUNTS.userB)
+    await page.getByLabel('Password', { exact: true }).fill('wrong-password')
+    await page.getByRole('button', { name: 'Sign In' }).click()
+    await expect(page.locator('[data-sonner-toast]').getByText('Login failed')).toBeVisible()
+    await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD)
+    await page.getByRole('button', { name: 'Sign In' }).click()
+    await expect(page).toHaveURL(at('/client/home'))
+    await expect(page.locator('[data-sonner-toast]').getByText('Login failed')).toHaveCount(0)
+
+    // A non-admin on /admin/anything goes home; an unknown /client path is a 404 inside the shell.
+    await page.goto('/admin/anything')
+    await expect(page).toHaveURL(at('/client/home'))
+    await page.goto('/client/anything')
+    await expect(page.getByRole('heading', { name: 'Oops! Page not found' })).toBeVisible()
+    await expect(page.getByRole('complementary', { name: 'Client navigation' })).toBeVisible()
+    await expect(page).toHaveTitle('Page not found · CapOpt')
+    // Nothing live here: no connection pill.
+    await expect(page.locator('[data-slot="connection-status"] [role="status"]')).toHaveCount(0)
+    await page.getByRole('link', { name: 'Return to Home' }).click()
+    await expect(page).toHaveURL(at('/client/home'))
+    await expect(page).toHaveTitle('Home · CapOpt')
+    expect(page.errors).toEqual([])
+    await page.context().close()
+
+    // An admin sees the 404 inside the shell, and Return to Home is the dashboard.
+    const admin = await newPage(browser, env.server.baseUrl)
+    await login(admin, ACCOUNTS.admin)
+    await expect(admin).toHaveURL(at('/admin/dashboard'))
+    await admin.goto('/admin/anything')
+    await expect(admin.getByRole('heading', { name: 'Oops! Page not found' })).toBeVisible()
+    await expect(admin.getByRole('complementary', { name: 'Admin navigation' })).toBeVisible()
+    await admin.getByRole('link', { name: 'Return to Home' }).click()
+    await expect(admin).toHaveURL(at('/admin/dashboard'))
+    // The stand-alone 404 also leads a signed-in user home, not to the marketing page.
+    await admin.goto('/this/page/does-not-exist')
+    await admin.getByRole('link', { name: 'Return to Home' }).click()
+    await expect(admin).toHaveURL(at('/admin/dashboard'))
+    expect(admin.errors).toEqual([])
+    await admin.context().close()
+  })
 })

@@ -213,4 +213,60 @@ test.describe('task board', () => {
     await screenshot(viewer, 'board-viewer')
     for (const p of [user, viewer]) await p.context().close()
   })
+
+  test('turns read-only at once when an admin makes the user a viewer, and asks before deleting', async ({ browser }) => {
+    const pablo = await openBoard(browser, env, ACCOUNTS.approver)
+    const admin = await newPage(browser, env.server.baseUrl)
+    await login(admin, ACCOUNTS.admin)
+    await expect(admin).toHaveURL(/\/admin\/dashboard/)
+    const { body: me } = await apiCall(pablo, 'GET', '/api/auth/me')
+
+    // Deleting a task asks first; Cancel keeps it.
+    const { body: board } = await apiCall(pablo, 'GET', '/api/board')
+    await barrier(pablo, board.columns[0].id, 'To Do', 'Delete me carefully')
+    await pablo.getByRole('button', { name: 'Delete Delete me carefully' }).click()
+    const confirm = pablo.getByRole('dialog', { name: 'Delete task' })
+    await expect(confirm).toBeVisible()
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await expect(column(pablo, 'To Do').getByText('Delete me carefully')).toBeVisible()
+    await pablo.getByRole('button', { name: 'Delete Delete me carefully' }).click()
+    await pablo.getByRole('dialog', { name: 'Delete task' }).getByRole('button', { name: 'Delete' }).click()
+    await expect(column(pablo, 'To Do').getByText('Delete me carefully')).toHaveCount(0)
+
+    // Demoted while the board is open: the controls go without a reload.
+    await expect(pablo.getByRole('button', { name: 'Add Column' })).toBeVisible()
+    expect((await apiCall(admin, 'PUT', `/api/admin/users/${me.id}/role`, { role: 'viewer' })).status).toBe(200)
+    await expect(pablo.getByRole('button', { name: 'Add Column' })).toHaveCount(0)
+    await expect(pablo.getByRole('button', { name: 'Add Task' })).toHaveCount(0)
+    await expect(pablo.getByText(/read-only/)).toBeVisible()
+    await expect(pablo.getByRole('button', { name: 'Profile menu' })).toContainText('Viewer')
+
+    // And back.
+    expect((await apiCall(admin, 'PUT', `/api/admin/users/${me.id}/role`, { role: 'approver' })).status).toBe(200)
+    await expect(pablo.getByRole('button', { name: 'Add Column' })).toBeVisible()
+    expect(pablo.errors).toEqual([])
+    for (const p of [pablo, admin]) await p.context().close()
+  })
+
+  test('shows a scroll hint when columns do not fit, and no delete button for default categories', async ({ browser }) => {
+    const page = await openBoard(browser, env, ACCOUNTS.userA, { viewport: { width: 1440, height: 900 } })
+    const row = page.getByTestId('task-board')
+    // Four columns of 300 px do not fit beside the sidebar at 1440 px: the last one is cut off.
+    expect(await row.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true)
+    await expect(page.getByRole('button', { name: 'Scroll to more columns' })).toBeVisible()
+    await page.getByRole('button', { name: 'Scroll to more columns' }).click()
+    await expect(page.getByRole('button', { name: 'Scroll to earlier columns' })).toBeVisible()
+    await page.getByRole('button', { name: 'Manage Categories' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Manage Categories' })
+    const { body: board } = await apiCall(page, 'GET', '/api/board')
+    const defaults = board.categories.filter((c) => c.is_default)
+    expect(defaults.length).toBeGreaterThan(0)
+    for (const c of defaults) {
+      const item = dialog.getByRole('listitem').filter({ hasText: c.name }).filter({ hasText: 'Default' })
+      await expect(item.first()).toBeVisible()
+      await expect(dialog.getByRole('button', { name: `Delete category ${c.name}`, exact: true })).toHaveCount(0)
+    }
+    expect(page.errors).toEqual([])
+    await page.context().close()
+  })
 })

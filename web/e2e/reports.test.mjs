@@ -277,4 +277,76 @@ test.describe('report generator', () => {
     expect(ana.errors).toEqual([])
     await ana.context().close()
   })
+
+  test('bolds with Ctrl+B without folding the sidebar, deletes sections with undo, saves confirmed renames and asks before leaving', async ({ browser }) => {
+    const ana = await newPage(browser, env.server.baseUrl)
+    await login(ana, ACCOUNTS.userA)
+    await expect(ana).toHaveURL(at('/client/home'))
+    const { body } = await apiCall(ana, 'POST', '/api/reports', { name: 'Shortcuts and undo' })
+    const editorUrl = `/client/report-generator/edit/${body.id}`
+    await ana.goto(editorUrl)
+    await expect(ana).toHaveTitle('Report Editor · CapOpt')
+    const intro = ana.getByRole('textbox', { name: 'Introduction content' })
+    await expect(intro).toBeVisible()
+
+    // Ctrl+B in the text makes it bold; the sidebar stays as it is.
+    await intro.click()
+    await ana.keyboard.press('ControlOrMeta+a')
+    await ana.keyboard.type('Bold words')
+    await ana.keyboard.press('ControlOrMeta+a')
+    await ana.keyboard.press('ControlOrMeta+b')
+    await expect(intro.locator('strong', { hasText: 'Bold words' })).toBeVisible()
+    await expect(ana.locator('aside[data-state="expanded"]')).toBeAttached()
+
+    // A colleague sees the deletion and the undo.
+    const pablo = await newPage(browser, env.server.baseUrl)
+    await login(pablo, ACCOUNTS.approver)
+    await expect(pablo).toHaveURL(at('/client/home'))
+    await pablo.goto(editorUrl)
+    await expect(pablo.getByRole('textbox', { name: 'Introduction content' }).locator('strong', { hasText: 'Bold words' })).toBeVisible()
+    await ana.getByRole('button', { name: 'Delete Introduction' }).click()
+    await ana.getByRole('dialog', { name: 'Delete section' }).getByRole('button', { name: 'Delete' }).click()
+    await expect(pablo.getByRole('textbox', { name: 'Introduction content' })).toHaveCount(0)
+    await ana.locator('[data-sonner-toast]').getByRole('button', { name: 'Undo' }).click()
+    await expect(pablo.getByRole('textbox', { name: 'Introduction content' }).getByText('Bold words')).toBeVisible()
+    await expect(intro.getByText('Bold words')).toBeVisible()
+
+    // A rename confirmed with Enter is saved, and survives leaving by the sidebar.
+    await ana.getByRole('textbox', { name: 'Report name' }).fill('Renamed with Enter')
+    await ana.getByRole('textbox', { name: 'Report name' }).press('Enter')
+    await expect(ana.getByRole('button', { name: 'Saved' })).toBeVisible()
+    // An unsaved status asks before leaving.
+    await ana.getByRole('combobox', { name: 'Status' }).selectOption('published')
+    await ana.getByRole('complementary', { name: 'Client navigation' }).getByRole('link', { name: 'Report Generator' }).click()
+    const ask = ana.getByRole('dialog', { name: 'Unsaved changes' })
+    await expect(ask).toBeVisible()
+    await ask.getByRole('button', { name: 'Leave without saving' }).click()
+    await expect(ana).toHaveURL(at('/client/report-generator'))
+    await expect(ana.getByRole('article', { name: 'Renamed with Enter' })).toBeVisible()
+    await expect(ana.getByRole('article', { name: 'Renamed with Enter' }).getByText('Draft')).toBeVisible()
+
+    // The editor fits a 390 px phone screen.
+    await ana.setViewportSize({ width: 390, height: 844 })
+    await ana.goto(editorUrl)
+    await expect(ana.getByRole('textbox', { name: 'Introduction content' })).toBeVisible()
+    // Nothing sticks out of the page or its padding (scrolling rows aside).
+    const sticking = await ana.locator('main').evaluate((main) => {
+      const win = main.ownerDocument.defaultView
+      const out = [...main.querySelectorAll('*')].filter((el) => {
+        const r = el.getBoundingClientRect()
+        if (r.width === 0) return false
+        for (let p = el.parentElement; p; p = p.parentElement) {
+          if (['auto', 'scroll', 'hidden'].includes(win.getComputedStyle(p).overflowX)) return false
+        }
+        return r.right > win.innerWidth - 15
+      })
+      return { pageWidth: main.ownerDocument.documentElement.scrollWidth, out: out.map((el) => el.outerHTML.slice(0, 80)) }
+    })
+    expect(sticking).toEqual({ pageWidth: 390, out: [] })
+
+    for (const p of [ana, pablo]) {
+      expect(p.errors).toEqual([])
+      await p.context().close()
+    }
+  })
 })

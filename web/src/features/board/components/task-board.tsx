@@ -274,7 +274,7 @@ export function TaskBoard() {
           </div>
           {/* More columns than fit: a fade and a button on the side that hides some. */}
           {hint.left ? (
-            <div className="pointer-events-none absolute inset-y-0 left-0 flex w-16 items-center justify-start bg-gradient-to-r from-white to-transparent">
+            <div className="pointer-events-none absolute inset-y-0 left-0 flex w-16 items-center justify-start bg-gradient-to-r from-slate-50 to-transparent">
               <Button
                 variant="outline"
                 size="icon"
@@ -288,7 +288,7 @@ export function TaskBoard() {
           ) : null}
           {hint.right ? (
             <div
-              className="pointer-events-none absolute inset-y-0 right-0 flex w-16 items-center justify-end bg-gradient-to-l from-white to-transparent"
+              className="pointer-events-none absolute inset-y-0 right-0 flex w-16 items-center justify-end bg-gradient-to-l from-slate-50 to-transparent"
               data-testid="board-scroll-hint"
             >
               <Button

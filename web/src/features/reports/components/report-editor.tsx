@@ -275,7 +275,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
                 Your access to this report has changed: you can read it but no longer edit it.
               </span>
             )}
-            <div className="ml-auto flex items-center gap-2">
+            <div className="ml-auto flex flex-wrap items-center gap-2">
               {canEdit && (
                 <>
                   <select
