@@ -229,6 +229,8 @@ impl Session {
             .context("no cookies after login")?
             .to_str()?
             .to_string();
+        // The server hands out a new CSRF token at sign-in.
+        let csrf = cookie_value(&jar, &url, "capopt_csrf").context("no CSRF cookie")?;
         Ok(Session {
             http,
             base: base.to_string(),

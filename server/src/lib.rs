@@ -39,6 +39,7 @@ pub const MAX_JSON_BODY: usize = 1024 * 1024;
 /// Connects the database, applies migrations, loads keys and builds the shared state.
 pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     std::fs::create_dir_all(&config.data_dir)?;
+    restrict_data_dir(&config.data_dir);
     auth::client_ip::parse_trusted(&config.trusted_proxies)?;
     let db = db::Db::connect(&config.database_url()).await?;
     let secret = match &config.jwt_secret {
@@ -70,6 +71,20 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     Ok(state)
 }
 
+/// The data directory (database, signing key, uploads) is the server's user's alone (0700). A
+/// directory the server cannot change (not its own) is left as it is, with a warning.
+fn restrict_data_dir(dir: &std::path::Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Err(e) = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)) {
+            tracing::warn!(dir = %dir.display(), error = %e, "could not make the data directory private (0700)");
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
 fn load_or_create_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     let path = dir.join("jwt_secret");
     if let Ok(s) = std::fs::read_to_string(&path)
@@ -95,19 +110,81 @@ pub fn app(state: AppState) -> Router {
         .nest(
             "/api",
             api::router(state.clone())
-                .layer(axum::middleware::from_fn(validate::refuse_control_characters)),
+                .layer(axum::middleware::from_fn(
+                    validate::refuse_control_characters,
+                ))
+                // API answers carry personal and session data: never cached.
+                .layer(SetResponseHeaderLayer::overriding(
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("no-store"),
+                )),
         )
         .fallback_service(spa)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_JSON_BODY))
-        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
-        .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
-        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("same-origin")))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'self'"),
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            security_headers,
         ))
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
+}
+
+/// `Strict-Transport-Security` sent when the server is reached over HTTPS (`COOKIE_SECURE=1`).
+const HSTS: &str = "max-age=31536000; includeSubDomains";
+
+/// The content security policy for a page served to `host`: scripts, styles and connections
+/// only to this origin (its `ws:`/`wss:` form included, for the event and document sockets).
+fn content_security_policy(host: Option<&str>) -> String {
+    let sockets = host
+        .filter(|h| {
+            !h.is_empty()
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+        })
+        .map(|h| format!(" ws://{h} wss://{h}"))
+        .unwrap_or_default();
+    format!(
+        "default-src 'self'; connect-src 'self'{sockets}; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+    )
+}
+
+/// Sets the content security policy (unless the answer has its own) and, behind HTTPS, HSTS.
+async fn security_headers(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let mut resp = next.run(req).await;
+    let headers = resp.headers_mut();
+    if !headers.contains_key(header::CONTENT_SECURITY_POLICY)
+        && let Ok(v) = HeaderValue::from_str(&content_security_policy(host.as_deref()))
+    {
+        headers.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    if state.config.cookie_secure {
+        headers.insert(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(HSTS),
+        );
+    }
+    resp
 }
 
 /// The span of a request in the log: method and path, never the query string, and never the

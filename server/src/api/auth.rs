@@ -253,6 +253,8 @@ pub async fn login(
         .get(axum::http::header::USER_AGENT)
         .and_then(|v| v.to_str().ok());
     let jar = open_session(&state, jar, &user.id, &ip, ua).await?;
+    // A new CSRF token with the new session.
+    let jar = jar.add(crate::api::csrf_cookie(state.config.cookie_secure));
     crate::audit::record(
         &state,
         AuditEvent {
@@ -398,7 +400,25 @@ pub async fn forgot_password(
             "Too many requests. Please try again later.".into(),
         ));
     }
-    if let Some(user) = users::by_email(&state.db.pool, &email).await? {
+    // The lookup, the reset row and the mail happen after the answer, so that it takes the same
+    // time whether or not the address has an account.
+    let state2 = state.clone();
+    tokio::spawn(async move {
+        if let Err(e) = send_reset_link(&state2, &email).await {
+            tracing::warn!(error = %e, "password reset mail failed");
+        }
+    });
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(MessageResponse {
+            message: "If an account exists for this address, a reset link has been sent.".into(),
+        }),
+    ))
+}
+
+/// Writes a reset token and mails its link when `email` has an account.
+async fn send_reset_link(state: &AppState, email: &str) -> ApiResult<()> {
+    if let Some(user) = users::by_email(&state.db.pool, email).await? {
         let token = random_token();
         sessions::insert_reset(
             &state.db.pool,
@@ -425,12 +445,7 @@ pub async fn forgot_password(
             .send(&state.db, &user.email, "Reset your password", &body)
             .await?;
     }
-    Ok((
-        StatusCode::ACCEPTED,
-        axum::Json(MessageResponse {
-            message: "If an account exists for this address, a reset link has been sent.".into(),
-        }),
-    ))
+    Ok(())
 }
 
 /// Reset-password request.

@@ -250,17 +250,23 @@ async fn csrf_guard(State(state): State<AppState>, req: Request<Body>, next: Nex
     }
     let mut resp = next.run(req).await;
     if cookie_token.is_none() {
-        let c = Cookie::build((CSRF_COOKIE, crate::auth::tokens::random_token()))
-            .path("/")
-            .same_site(SameSite::Strict)
-            .secure(state.config.cookie_secure)
-            .http_only(false)
-            .build();
+        let c = csrf_cookie(state.config.cookie_secure);
         if let Ok(v) = HeaderValue::from_str(&c.to_string()) {
             resp.headers_mut().append(header::SET_COOKIE, v);
         }
     }
     resp
+}
+
+/// A fresh CSRF cookie (readable by the web app, which echoes it in `X-CSRF-Token`). Handed to
+/// a client that has none, and replaced at sign-in so a token known before does not outlive it.
+pub fn csrf_cookie(secure: bool) -> Cookie<'static> {
+    Cookie::build((CSRF_COOKIE, crate::auth::tokens::random_token()))
+        .path("/")
+        .same_site(SameSite::Strict)
+        .secure(secure)
+        .http_only(false)
+        .build()
 }
 
 fn constant_eq(a: &[u8], b: &[u8]) -> bool {

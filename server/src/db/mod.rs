@@ -52,6 +52,13 @@ impl Db {
         {
             std::fs::create_dir_all(dir)?;
         }
+        let sqlite_file = match backend {
+            Backend::Sqlite => sqlite_path(url),
+            Backend::Postgres => None,
+        };
+        if let Some(path) = &sqlite_file {
+            restrict_to_owner(path, true)?;
+        }
         let opts = AnyConnectOptions::from_str(url)?;
         let pool = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
@@ -71,6 +78,12 @@ impl Db {
             .connect_with(opts)
             .await?;
         sqlx::migrate!("../migrations").run(&pool).await?;
+        if let Some(path) = &sqlite_file {
+            // SQLite gives its journal files the database file's mode; older ones are fixed here.
+            for suffix in ["-wal", "-shm", "-journal"] {
+                restrict_to_owner(&format!("{path}{suffix}"), false)?;
+            }
+        }
         Ok(Db { pool, backend })
     }
 
@@ -87,6 +100,30 @@ impl Db {
             .await?;
         Ok(n == 0)
     }
+}
+
+/// Makes a database file readable and writable by the server's user only (0600), creating it
+/// so when `create` (before SQLite creates it with the process umask).
+fn restrict_to_owner(path: &str, create: bool) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let p = std::path::Path::new(path);
+        if create && !p.exists() {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(p)?;
+        }
+        if p.exists() {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, create);
+    Ok(())
 }
 
 fn sqlite_path(url: &str) -> Option<String> {

@@ -124,6 +124,18 @@ impl TestApp {
         s
     }
 
+    /// The latest mail to an address, waited for (up to 5 s): some mail, such as the reset
+    /// link, is written after the answer.
+    pub(crate) async fn mail_to(&self, to: &str) -> String {
+        for _ in 0..100 {
+            if let Some(m) = self.last_mail_to(to).await {
+                return m;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("no mail to {to}");
+    }
+
     /// The latest mail sent to an address.
     pub(crate) async fn last_mail_to(&self, to: &str) -> Option<String> {
         let row: Option<(String,)> = sqlx::query_as(

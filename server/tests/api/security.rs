@@ -193,17 +193,6 @@ fn log_contains(log: &std::sync::Arc<std::sync::Mutex<Vec<u8>>>, needle: &str) -
     String::from_utf8_lossy(&log.lock().unwrap()).contains(needle)
 }
 
-/// The latest mail to `to`, waited for (mail may be written after the answer).
-async fn mail_to(app: &TestApp, to: &str) -> String {
-    for _ in 0..100 {
-        if let Some(m) = app.last_mail_to(to).await {
-            return m;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("no mail to {to}");
-}
-
 #[tokio::test]
 async fn reset_and_invitation_links_stay_out_of_the_log_and_the_admins_outbox() {
     let log = captured_log();
@@ -218,7 +207,7 @@ async fn reset_and_invitation_links_stay_out_of_the_log_and_the_admins_outbox() 
         )
         .await;
     assert_eq!(r.status(), StatusCode::CREATED);
-    let invitation = token_after(&mail_to(&app, "nora@bank-a.example").await, "/signup/");
+    let invitation = token_after(&app.mail_to("nora@bank-a.example").await, "/signup/");
     let anon = app.client().await;
     assert_eq!(
         anon.get(&format!("/api/invitations/{invitation}"))
@@ -231,7 +220,7 @@ async fn reset_and_invitation_links_stay_out_of_the_log_and_the_admins_outbox() 
         .post("/api/auth/forgot-password", json!({"email": USER_A}))
         .await;
     assert_eq!(r.status(), StatusCode::ACCEPTED);
-    let reset = token_after(&mail_to(&app, USER_A).await, "token=");
+    let reset = token_after(&app.mail_to(USER_A).await, "token=");
     anon.get(&format!("/reset-password?token={reset}")).await;
     assert!(invitation.len() >= 32 && reset.len() >= 32);
 
@@ -624,4 +613,156 @@ async fn control_characters_in_names_titles_ids_and_waitlist_fields_are_refused(
         )
         .await;
     expect_422("description", body(r).await);
+}
+
+#[tokio::test]
+async fn api_answers_are_not_stored_and_the_policy_headers_are_strict() {
+    let app = TestApp::spawn().await;
+    let anon = app.client().await;
+    let user = app.login(USER_A).await;
+    for r in [
+        anon.get("/api/health").await,
+        anon.get("/api/auth/me").await,
+        user.get("/api/auth/me").await,
+        user.get("/api/no-such-endpoint").await,
+        user.post("/api/reports", json!({"name": ""})).await,
+    ] {
+        assert_eq!(
+            r.headers()
+                .get("cache-control")
+                .and_then(|v| v.to_str().ok()),
+            Some("no-store"),
+            "{}",
+            r.url()
+        );
+        assert!(r.headers().get("strict-transport-security").is_none());
+        let csp = r
+            .headers()
+            .get("content-security-policy")
+            .and_then(|v| v.to_str().ok())
+            .unwrap()
+            .to_string();
+        let connect: Vec<&str> = csp
+            .split(';')
+            .map(str::trim)
+            .find_map(|d| d.strip_prefix("connect-src "))
+            .expect("a connect-src directive")
+            .split_whitespace()
+            .collect();
+        let host = app.base.trim_start_matches("http://");
+        for source in &connect {
+            assert!(
+                *source == "'self'"
+                    || *source == format!("ws://{host}")
+                    || *source == format!("wss://{host}"),
+                "connect-src allows {source}: {csp}"
+            );
+        }
+        assert!(connect.contains(&"'self'"));
+    }
+
+    let secure = TestApp::spawn_with(|c| c.cookie_secure = true).await;
+    let r = reqwest::get(secure.url("/api/health")).await.unwrap();
+    let hsts = r
+        .headers()
+        .get("strict-transport-security")
+        .and_then(|v| v.to_str().ok())
+        .expect("HSTS with COOKIE_SECURE=1");
+    assert!(hsts.starts_with("max-age=31536000"), "{hsts}");
+}
+
+#[tokio::test]
+async fn the_csrf_token_changes_at_sign_in() {
+    let app = TestApp::spawn().await;
+    let s = app.client().await;
+    let before = s
+        .cookie("capopt_csrf")
+        .expect("a CSRF cookie before sign-in");
+    let r = s
+        .post(
+            "/api/auth/login",
+            json!({"email": USER_A, "password": DEMO_PASSWORD}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let after = s
+        .cookie("capopt_csrf")
+        .expect("a CSRF cookie after sign-in");
+    assert_ne!(before, after, "rotated at sign-in");
+    // The token known before sign-in no longer passes; the new one does.
+    let r = s
+        .http
+        .post(app.url("/api/reports"))
+        .header("x-csrf-token", &before)
+        .json(&json!({"name": "Q3"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        s.post("/api/reports", json!({"name": "Q3"})).await.status(),
+        StatusCode::CREATED
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_data_directory_and_database_file_are_the_servers_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let app = TestApp::spawn().await;
+    let dir = app.state.config.data_dir.clone();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700, "data directory");
+    if std::env::var("TEST_DATABASE_URL").is_err() {
+        for name in ["capopt.db", "capopt.db-wal", "capopt.db-shm"] {
+            let p = dir.join(name);
+            if p.exists() {
+                assert_eq!(mode(&p), 0o600, "{name}");
+            } else {
+                assert_ne!(name, "capopt.db", "the database file exists");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn forgot_password_answers_without_touching_the_database_for_known_addresses() {
+    // Another writer holds the tables a reset writes to: an answer that waited for them would
+    // tell a known address from an unknown one by its time.
+    let app = TestApp::spawn().await;
+    let anon = app.client().await;
+    let pool = &app.state.db.pool;
+    let mut blocker = pool.begin().await.unwrap();
+    if std::env::var("TEST_DATABASE_URL").is_ok() {
+        sqlx::query("LOCK TABLE password_resets, outbox IN ACCESS EXCLUSIVE MODE")
+            .execute(&mut *blocker)
+            .await
+            .unwrap();
+    } else {
+        sqlx::query("INSERT INTO waitlist (id, email, name, source, created_at) VALUES ('w', 'w@x.io', NULL, 'hero', 'now')")
+            .execute(&mut *blocker)
+            .await
+            .unwrap();
+    }
+    let mut times = Vec::new();
+    for email in [USER_A, "nobody@bank-a.example", USER_B] {
+        let started = std::time::Instant::now();
+        let r = tokio::time::timeout(
+            Duration::from_secs(3),
+            anon.post("/api/auth/forgot-password", json!({"email": email})),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("the answer for {email} waited for the database"));
+        assert_eq!(r.status(), StatusCode::ACCEPTED);
+        times.push(started.elapsed());
+    }
+    blocker.rollback().await.unwrap();
+    // The mails still go out once the tables are free.
+    assert!(app.mail_to(USER_A).await.contains("reset-password?token="));
+    assert!(app.mail_to(USER_B).await.contains("reset-password?token="));
+    assert!(app.last_mail_to("nobody@bank-a.example").await.is_none());
+    assert!(
+        times.iter().all(|t| *t < Duration::from_secs(1)),
+        "{times:?}"
+    );
 }
