@@ -7,7 +7,7 @@ use utoipa_axum::routes;
 
 use super::extract::AdminActor;
 use crate::auth::AdminUser;
-use crate::db::misc::OutboxMail;
+use crate::db::misc::OutboxRow;
 use crate::error::{ApiResult, AppJson};
 use crate::service::users;
 use crate::state::AppState;
@@ -17,6 +17,40 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_outbox))
         .routes(routes!(set_user_role))
+}
+
+/// A mail of the outbox as administrators see it.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct OutboxMail {
+    /// Id.
+    pub id: String,
+    /// Recipient.
+    pub to: String,
+    /// Subject.
+    pub subject: String,
+    /// Plain-text body (empty once delivered by SMTP; tokens masked).
+    pub body: String,
+    /// When it was queued.
+    pub created_at: String,
+    /// When SMTP accepted it (never without SMTP).
+    pub sent_at: Option<String>,
+    /// Last SMTP error.
+    pub error: Option<String>,
+}
+
+impl From<OutboxRow> for OutboxMail {
+    fn from(r: OutboxRow) -> OutboxMail {
+        OutboxMail {
+            id: r.id,
+            to: r.to_addr,
+            subject: r.subject,
+            body: r.body,
+            created_at: r.created_at,
+            sent_at: r.sent_at,
+            error: r.error,
+        }
+    }
 }
 
 /// A role change.
@@ -47,5 +81,6 @@ pub async fn list_outbox(
     State(state): State<AppState>,
     _admin: AdminUser,
 ) -> ApiResult<axum::Json<Vec<OutboxMail>>> {
-    Ok(axum::Json(users::outbox(&state, 100).await?))
+    let mails = users::outbox(&state, 100).await?;
+    Ok(axum::Json(mails.into_iter().map(OutboxMail::from).collect()))
 }

@@ -31,7 +31,6 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::{AuthUser, authenticate};
-use crate::db::reports;
 use crate::docs::sessions::rights_for;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -72,7 +71,7 @@ async fn decide(
             return Err(CloseReason::INTERNAL_ERROR);
         }
     };
-    let client_id = match reports::client_of(&state.db.pool, report_id).await {
+    let client_id = match crate::service::reports::client_of(state, report_id).await {
         Ok(Some(c)) => c,
         Ok(None) => return Err(CloseReason::NOT_FOUND),
         Err(e) => {

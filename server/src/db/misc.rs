@@ -22,16 +22,12 @@ pub async fn waitlist_add<'e>(
     Ok(r.rows_affected() == 1)
 }
 
-/// A mail in the outbox.
-#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema, ts_rs::TS)]
-#[ts(export)]
-pub struct OutboxMail {
+/// A mail of the outbox.
+#[derive(Debug, Clone, FromRow)]
+pub struct OutboxRow {
     /// Id.
     pub id: String,
     /// Recipient.
-    #[sqlx(rename = "to_addr")]
-    #[serde(rename = "to")]
-    #[ts(rename = "to")]
     pub to_addr: String,
     /// Subject.
     pub subject: String,
@@ -85,7 +81,7 @@ pub async fn outbox_mark<'e>(
 pub async fn outbox_latest<'e>(
     ex: impl AnyExecutor<'e>,
     limit: i64,
-) -> sqlx::Result<Vec<OutboxMail>> {
+) -> sqlx::Result<Vec<OutboxRow>> {
     sqlx::query_as("SELECT id, to_addr, subject, body, created_at, sent_at, error FROM outbox ORDER BY created_at DESC LIMIT $1")
         .bind(limit)
         .fetch_all(ex)

@@ -160,6 +160,12 @@ async fn load(
     Ok((row, scope))
 }
 
+/// The client a report belongs to (`None` when there is no such report); the document socket
+/// decides with it before it opens the document.
+pub async fn client_of(state: &AppState, id: &str) -> ApiResult<Option<String>> {
+    Ok(db::client_of(&state.db.pool, id).await?)
+}
+
 /// The reports of a client, most recently changed first, with section counts.
 pub async fn list(state: &AppState, scope: &Scope) -> ApiResult<Vec<ReportRow>> {
     let mut rows = db::list(&state.db.pool, &scope.client_id).await?;

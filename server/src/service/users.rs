@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{Actor, Audit, Change};
 use crate::auth::Role;
-use crate::db::misc::{self, OutboxMail};
+use crate::db::misc::{self, OutboxRow};
 use crate::db::users;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -39,7 +39,7 @@ pub async fn set_role(state: &AppState, admin: &Actor, user_id: &str, role: &str
 }
 
 /// The latest mails of the outbox, newest first, with the links' tokens masked.
-pub async fn outbox(state: &AppState, limit: i64) -> ApiResult<Vec<OutboxMail>> {
+pub async fn outbox(state: &AppState, limit: i64) -> ApiResult<Vec<OutboxRow>> {
     let mut mails = misc::outbox_latest(&state.db.pool, limit).await?;
     for m in &mut mails {
         m.body = crate::mail::mask_secrets(&m.body);
