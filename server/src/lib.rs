@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::http::{HeaderValue, header};
+use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
@@ -105,8 +106,32 @@ fn load_or_create_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 /// The whole application: `/api/*` and the web app (with its client-side routes).
 pub fn app(state: AppState) -> Router {
     let dist = state.config.web_dist.clone();
-    let spa = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));
+    // Hashed bundles (`/assets/*`, a new name for every build): cached for good, compressed. A
+    // missing bundle is a plain 404 (never the app's index.html) and is not cached.
+    let assets: Router = Router::new()
+        .fallback_service(
+            ServeDir::new(dist.join("assets"))
+                .precompressed_br()
+                .precompressed_gzip(),
+        )
+        .layer(CompressionLayer::new())
+        .layer(axum::middleware::map_response(immutable_when_found));
+    // Everything else (index.html, client-side routes, the few unhashed files): revalidated on
+    // every load, so a new deployment is picked up at once.
+    let spa: Router = Router::new()
+        .fallback_service(
+            ServeDir::new(&dist)
+                .precompressed_br()
+                .precompressed_gzip()
+                .fallback(ServeFile::new(dist.join("index.html")).precompressed_gzip()),
+        )
+        .layer(CompressionLayer::new())
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-cache"),
+        ));
     Router::new()
+        .nest_service("/assets", assets)
         .nest(
             "/api",
             api::router(state.clone())
@@ -139,6 +164,21 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
+}
+
+/// `Cache-Control` of a hashed bundle: its name changes with its content.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// Marks a found bundle immutable; anything else (a 404, a 304) is left to revalidate.
+async fn immutable_when_found(mut resp: axum::response::Response) -> axum::response::Response {
+    let value = if resp.status().is_success() {
+        IMMUTABLE
+    } else {
+        "no-cache"
+    };
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static(value));
+    resp
 }
 
 /// `Strict-Transport-Security` sent when the server is reached over HTTPS (`COOKIE_SECURE=1`).

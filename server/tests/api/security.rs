@@ -766,3 +766,75 @@ async fn forgot_password_answers_without_touching_the_database_for_known_address
         "{times:?}"
     );
 }
+
+/// A built web app in a temporary directory: index.html, one hashed bundle, one plain file.
+fn fake_web_dist() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("capopt-dist-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        "<!doctype html><html><head><script type=\"module\" src=\"/assets/index-B1a2c3D4.js\"></script></head><body><div id=\"root\"></div></body></html>",
+    )
+    .unwrap();
+    let js = "export function hello(name) { return `Hello, ${name}!` }\n".repeat(400);
+    std::fs::write(dir.join("assets/index-B1a2c3D4.js"), js).unwrap();
+    std::fs::write(
+        dir.join("favicon.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+    )
+    .unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn hashed_bundles_are_compressed_and_cached_for_good_and_index_html_is_revalidated() {
+    let dist = fake_web_dist();
+    let d = dist.clone();
+    let app = TestApp::spawn_with(move |c| c.web_dist = d).await;
+    let http = reqwest::Client::new();
+    let get = |path: &str| {
+        http.get(app.url(path))
+            .header("accept-encoding", "gzip, br")
+            .send()
+    };
+    let header = |r: &reqwest::Response, name: &str| {
+        r.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+
+    let r = get("/assets/index-B1a2c3D4.js").await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        header(&r, "cache-control").as_deref(),
+        Some("public, max-age=31536000, immutable")
+    );
+    let encoding = header(&r, "content-encoding");
+    assert!(
+        matches!(encoding.as_deref(), Some("gzip") | Some("br")),
+        "{encoding:?}"
+    );
+    let bytes = r.bytes().await.unwrap();
+    assert!(bytes.len() < 4000, "compressed: {} bytes", bytes.len());
+
+    // A bundle this deployment does not have is not cached (another instance may have it).
+    let r = get("/assets/index-Zz9y8x7W.js").await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_ne!(
+        header(&r, "cache-control").as_deref(),
+        Some("public, max-age=31536000, immutable")
+    );
+
+    // index.html (and every client-side route) is revalidated on every load.
+    for path in ["/", "/index.html", "/client/board", "/favicon.svg"] {
+        let r = get(path).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            header(&r, "cache-control").as_deref(),
+            Some("no-cache"),
+            "{path}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dist);
+}
