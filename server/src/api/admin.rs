@@ -82,5 +82,7 @@ pub async fn list_outbox(
     _admin: AdminUser,
 ) -> ApiResult<axum::Json<Vec<OutboxMail>>> {
     let mails = users::outbox(&state, 100).await?;
-    Ok(axum::Json(mails.into_iter().map(OutboxMail::from).collect()))
+    Ok(axum::Json(
+        mails.into_iter().map(OutboxMail::from).collect(),
+    ))
 }

@@ -91,7 +91,10 @@ const TASK_SELECT: &str = "SELECT t.id, t.client_id, t.column_id, t.title, t.des
     FROM kanban_tasks t LEFT JOIN kanban_categories c ON c.id = t.category_id";
 
 /// The columns of a client's board, in board order.
-pub async fn columns<'e>(ex: impl AnyExecutor<'e>, client_id: &str) -> sqlx::Result<Vec<ColumnRow>> {
+pub async fn columns<'e>(
+    ex: impl AnyExecutor<'e>,
+    client_id: &str,
+) -> sqlx::Result<Vec<ColumnRow>> {
     let mut cols: Vec<ColumnRow> = sqlx::query_as(
         "SELECT id, client_id, name, position FROM kanban_columns WHERE client_id = $1",
     )

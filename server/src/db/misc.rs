@@ -135,4 +135,3 @@ pub async fn audit_count<'e>(ex: impl AnyExecutor<'e>, event_type: &str) -> sqlx
         .await?;
     Ok(n)
 }
-

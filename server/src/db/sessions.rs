@@ -1,7 +1,7 @@
 //! Sessions, rotating refresh tokens, password-reset tokens and invitations. Tokens are stored
 //! only as SHA-256 hashes.
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::{AnyConnection, AnyExecutor, FromRow};
 
 /// Creates a session row.
 pub async fn create_session<'e>(
@@ -52,40 +52,49 @@ pub async fn revoke_session(pool: &sqlx::AnyPool, id: &str) -> sqlx::Result<()> 
     tx.commit().await
 }
 
-/// Revokes every session of a user (password reset).
-pub async fn revoke_user_sessions(
-    pool: &sqlx::AnyPool,
-    user_id: &str,
-) -> sqlx::Result<Vec<String>> {
-    let ids: Vec<(String,)> =
-        sqlx::query_as("SELECT id FROM sessions WHERE user_id = $1 AND revoked_at IS NULL")
-            .bind(user_id)
-            .fetch_all(pool)
-            .await?;
-    for (id,) in &ids {
-        revoke_session(pool, id).await?;
-    }
-    Ok(ids.into_iter().map(|(id,)| id).collect())
+/// Revokes every live session of a user and their refresh tokens (password reset).
+pub async fn revoke_user_sessions(conn: &mut AnyConnection, user_id: &str) -> sqlx::Result<()> {
+    let now = super::now();
+    sqlx::query("UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL")
+        .bind(&now)
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "UPDATE refresh_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
+    )
+    .bind(&now)
+    .bind(user_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
-/// Revokes every live session of a user except `keep` (a password change ends the others).
-/// Returns the revoked session ids.
+/// Revokes every live session of a user except `keep`, with their refresh tokens (a password
+/// change ends the others).
 pub async fn revoke_other_sessions(
-    pool: &sqlx::AnyPool,
+    conn: &mut AnyConnection,
     user_id: &str,
     keep: &str,
-) -> sqlx::Result<Vec<String>> {
-    let ids: Vec<(String,)> = sqlx::query_as(
-        "SELECT id FROM sessions WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL",
+) -> sqlx::Result<()> {
+    let now = super::now();
+    sqlx::query(
+        "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND id <> $3 AND revoked_at IS NULL",
     )
+    .bind(&now)
     .bind(user_id)
     .bind(keep)
-    .fetch_all(pool)
+    .execute(&mut *conn)
     .await?;
-    for (id,) in &ids {
-        revoke_session(pool, id).await?;
-    }
-    Ok(ids.into_iter().map(|(id,)| id).collect())
+    sqlx::query(
+        "UPDATE refresh_tokens SET revoked_at = $1 WHERE user_id = $2 AND session_id <> $3 AND revoked_at IS NULL",
+    )
+    .bind(&now)
+    .bind(user_id)
+    .bind(keep)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// A refresh token row.

@@ -10,6 +10,7 @@
 //! only after the commit succeeded, so no area can announce a change that did not happen, or make
 //! one without its audit trail.
 
+pub mod auth;
 pub mod board;
 pub mod clients;
 pub mod dashboard;
@@ -181,7 +182,11 @@ impl<'s> Change<'s> {
 
     /// Commits a change opened with [`Change::begin_unannounced`], its audit record written in
     /// the transaction.
-    pub async fn commit_unannounced(mut self, actor: AuditActor<'_>, audit: Audit<'_>) -> ApiResult<()> {
+    pub async fn commit_unannounced(
+        mut self,
+        actor: AuditActor<'_>,
+        audit: Audit<'_>,
+    ) -> ApiResult<()> {
         if let Some((topic, _)) = &self.topic {
             return Err(ApiError::Internal(anyhow::anyhow!(
                 "a change of {topic} must publish its event"
