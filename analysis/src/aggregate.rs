@@ -14,8 +14,9 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::columns::{FIELD_COUNT, StandardField};
-use crate::engine::{Decision, REASONS, Reference};
+use crate::engine::{Decision, Flags, REASONS};
 use crate::model::{ExposureRow, MatchStatus};
+use crate::rules::RuleSet;
 
 /// Distinct values tracked one by one per grouping (asset classes, countries, currencies);
 /// further values are summed under "(other)".
@@ -179,77 +180,155 @@ impl Sums {
     }
 }
 
+/// Largest saving first, then by key.
+fn sort_groups(v: &mut [GroupSummary]) {
+    v.sort_by(|a, b| {
+        b.rwa_saving
+            .total_cmp(&a.rwa_saving)
+            .then(a.key.cmp(&b.key))
+    });
+}
+
 /// Rounds to cents.
 pub(crate) fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
-#[derive(Debug, Default, Clone)]
-struct Agg {
-    sums: Sums,
-    reference: String,
+/// Adds `sums` under `k`, or under "(other)" when the map is full.
+fn put(map: &mut FxHashMap<String, Sums>, k: &str, sums: &Sums) {
+    if let Some(a) = map.get_mut(k) {
+        a.merge(sums);
+        return;
+    }
+    let k = if map.len() >= MAX_GROUP_KEYS {
+        "(other)".to_string()
+    } else {
+        k.to_string()
+    };
+    map.entry(k).or_default().merge(sums);
 }
 
-/// Totals by a text key, at most [`MAX_GROUP_KEYS`] keys (then "(other)").
+/// Totals by a text key, at most [`MAX_GROUP_KEYS`] keys (then "(other)"). Consecutive rows
+/// with the same key (the usual case: one country for long runs) are summed in a pending entry
+/// and go to the map once per run.
 #[derive(Debug, Default)]
-pub(crate) struct Groups(FxHashMap<String, Agg>);
+pub(crate) struct Groups {
+    map: FxHashMap<String, Sums>,
+    pending_key: String,
+    pending: Sums,
+    has_pending: bool,
+}
 
 impl Groups {
-    /// Adds a row under `key` (with the rule's reference, for rules); copies the key and the
-    /// reference only the first time the key is seen.
+    /// Adds a row under `key`; copies the key into the map only the first time it is seen.
     #[inline]
-    fn add(&mut self, key: &str, v: &RowVals, reference: Option<&Reference<'_>>) {
-        if let Some(a) = self.0.get_mut(key) {
-            a.sums.add(v);
+    fn add(&mut self, key: &str, v: &RowVals) {
+        if self.has_pending && self.pending_key == key {
+            self.pending.add(v);
             return;
         }
-        let key = if self.0.len() < MAX_GROUP_KEYS {
-            key
-        } else {
-            "(other)"
-        };
-        let a = self.0.entry(key.to_string()).or_default();
-        a.sums.add(v);
-        if let Some(r) = reference
-            && a.reference.is_empty()
-        {
-            r.write_to(&mut a.reference);
-        }
+        self.flush();
+        self.pending_key.push_str(key);
+        self.pending.add(v);
+        self.has_pending = true;
     }
 
+    /// Moves the pending run into the map.
+    pub(crate) fn flush(&mut self) {
+        if !self.has_pending {
+            return;
+        }
+        self.has_pending = false;
+        let p = std::mem::take(&mut self.pending);
+        put(&mut self.map, &self.pending_key, &p);
+        self.pending_key.clear();
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.pending_key.clear();
+        self.pending = Sums::default();
+        self.has_pending = false;
+    }
+
+    /// Adds another's totals (flushed).
     fn merge(&mut self, o: &Groups) {
-        for (k, v) in &o.0 {
-            if let Some(a) = self.0.get_mut(k) {
-                a.sums.merge(&v.sums);
-                if a.reference.is_empty() {
-                    a.reference.clone_from(&v.reference);
-                }
-            } else if self.0.len() >= MAX_GROUP_KEYS {
-                let a = self.0.entry("(other)".to_string()).or_default();
-                a.sums.merge(&v.sums);
-            } else {
-                self.0.insert(k.clone(), v.clone());
-            }
+        self.flush();
+        for (k, v) in &o.map {
+            put(&mut self.map, k, v);
         }
     }
 
     /// Largest saving first, then by key.
-    pub(crate) fn sorted(&self, with_reference: bool) -> Vec<GroupSummary> {
+    pub(crate) fn sorted(&self) -> Vec<GroupSummary> {
         let mut v: Vec<GroupSummary> = self
-            .0
+            .map
             .iter()
-            .map(|(k, a)| {
-                a.sums
-                    .summary(k.clone(), with_reference.then(|| a.reference.clone()))
-            })
+            .map(|(k, s)| s.summary(k.clone(), None))
             .collect();
-        v.sort_by(|a, b| {
-            b.rwa_saving
-                .total_cmp(&a.rwa_saving)
-                .then(a.key.cmp(&b.key))
-        });
+        sort_groups(&mut v);
         v
     }
+}
+
+/// Totals by a small integer key (a rule path, a table): a short list searched from the last
+/// key used, so consecutive rows of the same rule cost one comparison.
+#[derive(Debug, Default)]
+pub(crate) struct KeyedSums<K> {
+    entries: Vec<(K, Sums)>,
+    last: usize,
+}
+
+impl<K: Copy + Eq> KeyedSums<K> {
+    #[inline]
+    fn add(&mut self, k: K, v: &RowVals) {
+        if let Some(e) = self.entries.get_mut(self.last)
+            && e.0 == k
+        {
+            e.1.add(v);
+            return;
+        }
+        match self.entries.iter().position(|e| e.0 == k) {
+            Some(i) => {
+                self.last = i;
+                self.entries[i].1.add(v);
+            }
+            None => {
+                let mut sums = Sums::default();
+                sums.add(v);
+                self.entries.push((k, sums));
+                self.last = self.entries.len() - 1;
+            }
+        }
+    }
+
+    fn merge(&mut self, o: &KeyedSums<K>) {
+        for (k, v) in &o.entries {
+            match self.entries.iter_mut().find(|e| e.0 == *k) {
+                Some(e) => e.1.merge(v),
+                None => self.entries.push((*k, *v)),
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.last = 0;
+    }
+}
+
+/// The Applied_Rule text and Regulatory_Reference of a rule path key
+/// ([`crate::engine::AppliedRule::key`]).
+fn rule_texts(rules: &RuleSet, key: u64) -> (String, String) {
+    let (mut ids, mut refs) = (Vec::new(), Vec::new());
+    for shift in [0, 16, 32] {
+        let i = ((key >> shift) & 0xFFFF) as usize;
+        if let Some(t) = rules.tables().get(i) {
+            ids.push(t.id());
+            refs.push(t.reference());
+        }
+    }
+    (ids.join(" > "), refs.join("; "))
 }
 
 /// An entry of a top list; its strings are reused when the entry is replaced.
@@ -408,9 +487,9 @@ pub(crate) struct Totals {
     pub(crate) rwa_before: f64,
     pub(crate) rwa_after: f64,
     pub(crate) saving: f64,
-    pub(crate) by_rule: Groups,
+    by_rule: KeyedSums<u64>,
     pub(crate) by_class: Groups,
-    by_article: Groups,
+    by_article: KeyedSums<u16>,
     by_country: Groups,
     by_currency: Groups,
     by_status: [Sums; 3],
@@ -419,7 +498,8 @@ pub(crate) struct Totals {
     reasons: [[(u64, f64); REASONS.len()]; 3],
     top_savings: TopK,
     top_exposures: TopK,
-    pub(crate) flags: FxHashMap<&'static str, u64>,
+    /// Rows per flag bit.
+    flags: [u64; 16],
     pub(crate) flagged_rows: u64,
     pub(crate) missing: [u64; FIELD_COUNT],
     pub(crate) unreadable: [u64; FIELD_COUNT],
@@ -430,19 +510,21 @@ pub(crate) struct Totals {
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     pub(crate) text: String,
-    pub(crate) key: String,
 }
 
-/// Writes `s` trimmed and upper-cased into `out`, or `(blank)`.
-fn upper_key<'k>(out: &'k mut String, s: &str) -> &'k str {
-    out.clear();
-    let s = s.trim();
+/// `s` trimmed and upper-cased (written into `out` when it was not already), or `(blank)`.
+#[inline]
+fn upper_key<'k>(out: &'k mut String, s: &'k str) -> &'k str {
+    let s = s.trim_ascii();
     if s.is_empty() {
-        out.push_str("(blank)");
-    } else {
-        for c in s.chars() {
-            out.extend(c.to_uppercase());
-        }
+        return "(blank)";
+    }
+    if !s.bytes().any(|b| b.is_ascii_lowercase() || b >= 0x80) {
+        return s;
+    }
+    out.clear();
+    for c in s.chars() {
+        out.extend(c.to_uppercase());
     }
     out.as_str()
 }
@@ -458,14 +540,14 @@ impl Totals {
         self.rwa_before = 0.0;
         self.rwa_after = 0.0;
         self.saving = 0.0;
+        self.by_rule.clear();
+        self.by_article.clear();
         for g in [
-            &mut self.by_rule,
             &mut self.by_class,
-            &mut self.by_article,
             &mut self.by_country,
             &mut self.by_currency,
         ] {
-            g.0.clear();
+            g.clear();
         }
         self.by_status = [Sums::default(); 3];
         self.by_cqs = [Sums::default(); 8];
@@ -473,14 +555,26 @@ impl Totals {
         self.reasons = [[(0, 0.0); REASONS.len()]; 3];
         self.top_savings.reset();
         self.top_exposures.reset();
-        self.flags.clear();
+        self.flags = [0; 16];
         self.flagged_rows = 0;
         self.missing = [0; FIELD_COUNT];
         self.unreadable = [0; FIELD_COUNT];
         self.maturity = MaturityForms::default();
     }
 
-    /// Adds a chunk's totals; `row_offset` is the number of data rows before the chunk.
+    /// Ends a chunk: the groups' pending runs go to their maps.
+    pub(crate) fn flush(&mut self) {
+        for g in [
+            &mut self.by_class,
+            &mut self.by_country,
+            &mut self.by_currency,
+        ] {
+            g.flush();
+        }
+    }
+
+    /// Adds a chunk's totals (flushed); `row_offset` is the number of data rows before the
+    /// chunk.
     pub(crate) fn merge(&mut self, o: &Totals, row_offset: u64) {
         self.rows += o.rows;
         self.matched += o.matched;
@@ -512,8 +606,8 @@ impl Totals {
         }
         self.top_savings.merge(&o.top_savings, row_offset);
         self.top_exposures.merge(&o.top_exposures, row_offset);
-        for (k, v) in &o.flags {
-            *self.flags.entry(k).or_default() += v;
+        for (a, b) in self.flags.iter_mut().zip(&o.flags) {
+            *a += b;
         }
         self.flagged_rows += o.flagged_rows;
         for (a, b) in self.missing.iter_mut().zip(&o.missing) {
@@ -560,18 +654,16 @@ impl Totals {
         t.rwa_after += v.after;
         t.saving += v.saving;
 
-        s.key.clear();
-        d.applied_rule.write_to(&mut s.key);
-        t.by_rule.add(&s.key, &v, Some(&d.regulatory_reference));
-        let class = er.asset_class.trim();
+        t.by_rule.add(d.applied_rule.key(), &v);
+        let class = er.asset_class.trim_ascii();
         t.by_class
-            .add(if class.is_empty() { "(blank)" } else { class }, &v, None);
-        t.by_article
-            .add(d.regulatory_reference.decisive().unwrap_or(""), &v, None);
-        t.by_country
-            .add(upper_key(&mut s.text, er.country), &v, None);
-        t.by_currency
-            .add(upper_key(&mut s.text, er.currency), &v, None);
+            .add(if class.is_empty() { "(blank)" } else { class }, &v);
+        t.by_article.add(
+            d.regulatory_reference.decisive_index().unwrap_or(u16::MAX),
+            &v,
+        );
+        t.by_country.add(upper_key(&mut s.text, er.country), &v);
+        t.by_currency.add(upper_key(&mut s.text, er.currency), &v);
 
         let si = status_index(d.status);
         t.by_status[si].add(&v);
@@ -608,14 +700,39 @@ impl Totals {
 
         if !d.flags.is_empty() {
             t.flagged_rows += 1;
-            for name in d.flags.names() {
-                *t.flags.entry(name).or_default() += 1;
+            let mut bits = d.flags.bits();
+            while bits != 0 {
+                t.flags[bits.trailing_zeros() as usize] += 1;
+                bits &= bits - 1;
             }
         }
     }
 
+    /// Rows per flag name.
+    pub(crate) fn flag_counts(&self) -> BTreeMap<String, u64> {
+        (0u32..16)
+            .filter(|&b| self.flags[b as usize] > 0)
+            .filter_map(|b| Flags::name_of_bit(b).map(|n| (n.to_string(), self.flags[b as usize])))
+            .collect()
+    }
+
+    /// Totals by Applied_Rule (with its Regulatory_Reference), largest saving first.
+    pub(crate) fn by_rule(&self, rules: &RuleSet) -> Vec<GroupSummary> {
+        let mut v: Vec<GroupSummary> = self
+            .by_rule
+            .entries
+            .iter()
+            .map(|(k, sums)| {
+                let (rule, reference) = rule_texts(rules, *k);
+                sums.summary(rule, Some(reference))
+            })
+            .collect();
+        sort_groups(&mut v);
+        v
+    }
+
     /// The aggregates for the summary.
-    pub(crate) fn aggregates(&self) -> FileAggregates {
+    pub(crate) fn aggregates(&self, rules: &RuleSet) -> FileAggregates {
         let fixed = |sums: &[Sums], keys: &[&str]| -> Vec<GroupSummary> {
             sums.iter()
                 .zip(keys)
@@ -646,10 +763,26 @@ impl Totals {
         let status_keys: Vec<&str> = STATUSES.iter().map(|s| s.as_str()).collect();
         FileAggregates {
             by_status: fixed(&self.by_status, &status_keys),
-            by_article: self.by_article.sorted(false),
+            by_article: {
+                // Tables that share an article are one group.
+                let mut by_text: BTreeMap<&str, Sums> = BTreeMap::new();
+                for (i, sums) in &self.by_article.entries {
+                    let text = rules
+                        .tables()
+                        .get(usize::from(*i))
+                        .map_or("", |t| t.reference());
+                    by_text.entry(text).or_default().merge(sums);
+                }
+                let mut v: Vec<GroupSummary> = by_text
+                    .into_iter()
+                    .map(|(k, s)| s.summary(k.to_string(), None))
+                    .collect();
+                sort_groups(&mut v);
+                v
+            },
             by_cqs: fixed(&self.by_cqs, &CQS_KEYS),
-            by_country: self.by_country.sorted(false),
-            by_currency: self.by_currency.sorted(false),
+            by_country: self.by_country.sorted(),
+            by_currency: self.by_currency.sorted(),
             by_maturity_bucket: fixed(&self.by_bucket, &BUCKETS),
             top_savings: self.top_savings.sorted(),
             top_exposures: self.top_exposures.sorted(),

@@ -228,6 +228,14 @@ impl Flags {
         self.0
     }
 
+    /// The name of the flag at bit `bit` (0 to 15), if one is defined there.
+    pub fn name_of_bit(bit: u32) -> Option<&'static str> {
+        Flags::NAMES
+            .iter()
+            .find(|(f, _)| f.0 == 1u16.checked_shl(bit).unwrap_or(0))
+            .map(|(_, n)| *n)
+    }
+
     /// Iterates the human-readable names of the set flags.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
         Flags::NAMES
@@ -287,6 +295,15 @@ impl<'a> AppliedRule<'a> {
     /// The rule set id.
     pub fn rule_set(&self) -> &'a str {
         self.rule_set
+    }
+
+    /// The path as one number: the rule set's table indices ([`RuleTable::index`]), 16 bits
+    /// each, `0xFFFF` for none (`u64::MAX >> 16` when no rule applied). For grouping rows by
+    /// rule without text; [`crate::rules::RuleSet::tables`] turns it back into names.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        let i = |t: Option<&RuleTable>| t.map_or(0xFFFF, |t| u64::from(t.index()));
+        i(self.tables[0]) | (i(self.tables[1]) << 16) | (i(self.tables[2]) << 32)
     }
 
     /// The main table id (`PSE_UNRATED`), if a rule applied.
@@ -349,6 +366,13 @@ impl<'a> Reference<'a> {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(Option::is_none)
+    }
+
+    /// The index of the last table of the path ([`RuleTable::index`]), the one that gave the
+    /// weight; `None` when no rule applied.
+    #[inline]
+    pub fn decisive_index(&self) -> Option<u16> {
+        self.0.iter().rev().flatten().next().map(|t| t.index())
     }
 
     /// The article of the last table of the path, the one that gave the weight

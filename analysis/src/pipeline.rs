@@ -598,7 +598,21 @@ impl Plan {
     fn data_quality(&self, row: &RowRef<'_>, er: &ExposureRow<'_>, t: &mut Totals) {
         use StandardField as F;
         for &(f, c) in &self.mapped {
-            if crate::ingest::values::trim(row.get(c)).is_empty() {
+            let cell = row.get(c);
+            // Most cells hold no padding: trim only those that may be blank.
+            let blank = match (cell.first(), cell.last()) {
+                (None, _) => true,
+                (Some(a), Some(z))
+                    if a.is_ascii_whitespace()
+                        || *a == 0xC2
+                        || z.is_ascii_whitespace()
+                        || *z == 0xA0 =>
+                {
+                    crate::ingest::values::trim(cell).is_empty()
+                }
+                _ => false,
+            };
+            if blank {
                 t.missing[f.index()] += 1;
                 continue;
             }
@@ -794,6 +808,7 @@ fn process_chunk(
             }
         }
     }
+    out.totals.flush();
 }
 
 /// Writes a number as a CSV cell: quoted when its decimal separator is the file's delimiter
@@ -1732,10 +1747,10 @@ fn summarise(
             .map
             .col(StandardField::ExposureAmount)
             .map_or(DecimalStyle::Unknown, |c| plan.styles[c]),
-        by_rule: t.by_rule.sorted(true),
-        by_asset_class: t.by_class.sorted(false),
-        aggregates: t.aggregates(),
-        flags: t.flags.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        by_rule: t.by_rule(engine.rules()),
+        by_asset_class: t.by_class.sorted(),
+        aggregates: t.aggregates(engine.rules()),
+        flags: t.flag_counts(),
         maturity,
         warnings,
     })

@@ -131,6 +131,8 @@ impl Weight {
 /// One table of a rule set (all rows sharing a `table_id`).
 #[derive(Debug, Clone)]
 pub struct RuleTable {
+    /// Position in its rule set's tables.
+    index: u16,
     id: String,
     exposure_class: String,
     basis: Basis,
@@ -146,6 +148,11 @@ pub struct RuleTable {
 }
 
 impl RuleTable {
+    /// The table's position in its rule set ([`RuleSet::tables`]).
+    pub fn index(&self) -> u16 {
+        self.index
+    }
+
     /// The table id (`PSE_UNRATED`, `SOV_T1`, ...): the Applied_Rule.
     pub fn id(&self) -> &str {
         &self.id
@@ -538,7 +545,11 @@ fn parse_rule_csv(text: &str, source: &str) -> Result<Vec<RuleSet>> {
         let ti = match set.tables.iter().position(|t| t.id == table_id) {
             Some(i) => i,
             None => {
+                let index = u16::try_from(set.tables.len()).map_err(|_| {
+                    err(line, "more than 65,535 tables in one rule set".to_string())
+                })?;
                 set.tables.push(RuleTable {
+                    index,
                     id: table_id.to_string(),
                     exposure_class: get(c_class).to_string(),
                     basis,
