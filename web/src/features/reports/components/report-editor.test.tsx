@@ -9,6 +9,7 @@ import * as Y from 'yjs'
 
 import { Toaster } from '@/components/ui/toaster'
 import { useAuthStore } from '@/lib/auth-store'
+import { toast } from '@/lib/toast'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
 import { FakeEventSocket as FakeSocket } from '@/testing/fake-event-socket'
@@ -364,5 +365,32 @@ describe('ReportEditor section deletion', () => {
     expect(await screen.findByRole('region', { name: 'Introduction' })).toBeInTheDocument()
     expect(readSections(doc).map((s) => s.title)).toEqual(['Introduction'])
     expect(doc.getXmlFragment('section:s-1').toString()).toContain('Opening words.')
+  })
+})
+
+describe('a section deleted by a colleague', () => {
+  afterEach(() => vi.restoreAllMocks())
+
+  it('says so instead of letting it vanish', async () => {
+    renderEditor()
+    await screen.findByRole('region', { name: 'Introduction' })
+    const doc = fake.connection!.doc
+    // The colleague's copy deletes it; the update arrives from the server.
+    const colleague = new Y.Doc()
+    Y.applyUpdate(colleague, Y.encodeStateAsUpdate(doc))
+    colleague.getMap('sections').delete('s-1')
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(colleague))
+    expect(await screen.findByText('Section deleted by a colleague')).toBeInTheDocument()
+    expect(screen.getByText('"Introduction" was deleted by someone editing this report.')).toBeInTheDocument()
+  })
+
+  it('says nothing for a deletion made here', async () => {
+    const info = vi.spyOn(toast, 'info')
+    renderEditor()
+    const section = await screen.findByRole('region', { name: 'Introduction' })
+    await userEvent.click(within(section).getByRole('button', { name: 'Delete Introduction' }))
+    await userEvent.click(within(await screen.findByRole('dialog', { name: 'Delete section' })).getByRole('button', { name: 'Delete' }))
+    expect(await screen.findByText('Section deleted')).toBeInTheDocument()
+    expect(info).not.toHaveBeenCalled()
   })
 })

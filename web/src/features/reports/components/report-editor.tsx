@@ -30,6 +30,7 @@ import {
   duplicateSection,
   moveSection,
   renameSection,
+  SECTIONS_MAP,
   type Section,
   type SectionDeletion,
 } from '../utils/sections'
@@ -197,6 +198,26 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
   }, [unsaved, canEdit])
 
   const doc = connection.doc
+
+  // A section a colleague deleted does not vanish without a word (its text may have been being
+  // typed here); the colleague can still undo it.
+  const titles = useRef(new Map<string, string>())
+  useEffect(() => {
+    for (const s of sections) titles.current.set(s.id, s.title)
+  }, [sections])
+  useEffect(() => {
+    const map = doc.getMap(SECTIONS_MAP)
+    const onChange = (event: Y.YMapEvent<unknown>, transaction: Y.Transaction) => {
+      if (transaction.local) return
+      for (const [id, change] of event.changes.keys) {
+        if (change.action !== 'delete') continue
+        const title = titles.current.get(id) ?? 'A section'
+        toast.info('Section deleted by a colleague', `"${title}" was deleted by someone editing this report.`)
+      }
+    }
+    map.observe(onChange)
+    return () => map.unobserve(onChange)
+  }, [doc])
 
   // Deleting a section asks first, then offers Undo (the collaborative undo of this deletion).
   useEffect(() => () => lastDeletion.current?.release(), [])
