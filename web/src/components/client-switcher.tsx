@@ -12,7 +12,7 @@ import { useClientList } from '@/lib/clients-api'
  * the URL's `?client=<id>`, so it survives a reload, a link and the back button. Other users work
  * on their own client and see nothing.
  */
-export function ClientSwitcher() {
+export function ClientSwitcher({ currentName }: { /** The chosen client's name when the screen knows it (the board does). */ currentName?: string }) {
   const isAdmin = useAuthStore((s) => s.user?.role === 'admin')
   const ownClient = useAuthStore((s) => s.user?.client ?? null)
   const clientId = useClientId()
@@ -46,7 +46,7 @@ export function ClientSwitcher() {
         title={clients.isError ? 'The client list could not be loaded' : undefined}
       >
         {clientId === null ? <option value="">Choose a client</option> : null}
-        {!known && clientId !== null ? <option value={clientId}>{clients.isPending ? 'Loading...' : clientId}</option> : null}
+        {!known && clientId !== null ? <option value={clientId}>{currentName ?? (clients.isPending ? 'Loading...' : clientId)}</option> : null}
         {options.map((c) => (
           <option key={c.id} value={c.id}>
             {c.name}

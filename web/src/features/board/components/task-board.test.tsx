@@ -141,7 +141,7 @@ describe('TaskBoard for an administrator', () => {
       'GET /api/clients': () => json(200, [{ id: 'c-2', name: 'Bank B' }, { id: 'c-1', name: 'Bank A' }]),
     })
     const router = renderBoard('/client/board?client=c-2')
-    expect(await screen.findByText('Bank B')).toBeInTheDocument()
+    expect(await screen.findByText('Bank B', { selector: 'p' })).toBeInTheDocument()
     const select = screen.getByLabelText('Client')
     await waitFor(() => expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['Bank A', 'Bank B']))
     expect(select).toHaveValue('c-2')
@@ -163,5 +163,17 @@ describe('TaskBoard for an administrator', () => {
     renderBoard()
     await screen.findByLabelText('Task 1')
     expect(calls.find((c) => c.key === 'GET /api/board')?.url).toBe('/api/board?client_id=c-1')
+  })
+
+  it('names the chosen client even when the client list cannot be loaded', async () => {
+    mockApi({
+      'GET /api/board': () => json(200, board('c-2', 'Bank B')),
+      'GET /api/clients': () => json(404, { code: 'not_found', message: 'Not found' }),
+    })
+    renderBoard('/client/board?client=c-2')
+    const select = await screen.findByLabelText('Client')
+    await waitFor(() => expect(select).toHaveAttribute('title', 'The client list could not be loaded'))
+    expect(within(select).getByRole('option', { name: 'Bank B' })).toBeInTheDocument()
+    expect(select).toHaveValue('c-2')
   })
 })

@@ -238,7 +238,7 @@ export function TaskBoard() {
             {canEdit ? '' : ' · read-only'}
           </p>
         </div>
-        <ClientSwitcher />
+        <ClientSwitcher currentName={board.client_name} />
         {canEdit ? (
           <div className="flex gap-2">
             <Button variant="outline" onClick={() => setCategoriesOpen(true)}>
