@@ -96,6 +96,70 @@ pub struct DataQuality {
     pub flagged_rows: u64,
 }
 
+/// One group of a rule-set comparison: rows that went from one rule (or article) under the
+/// run's rule set to one under the compared rule set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonGroup {
+    /// Under the run's rule set: the Applied_Rule (or the deciding article); empty when none.
+    pub from: String,
+    /// Its Regulatory_Reference (rules only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_reference: Option<String>,
+    /// Under the compared rule set.
+    pub to: String,
+    /// Its Regulatory_Reference (rules only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_reference: Option<String>,
+    /// Rows.
+    pub rows: u64,
+    /// Their Exposure_Amount.
+    pub exposure_amount: f64,
+    /// Their saving under the run's rule set.
+    pub rwa_saving: f64,
+    /// Their saving under the compared rule set.
+    pub compare_rwa_saving: f64,
+    /// `compare_rwa_saving - rwa_saving`.
+    pub difference: f64,
+}
+
+/// One step of the comparison's waterfall.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaterfallStep {
+    /// What moved: `start`, `from rule -> to rule (articles)`, `end`.
+    pub label: String,
+    /// The step's change of the saving (the start and end: the savings themselves).
+    pub amount: f64,
+    /// The saving after the step.
+    pub cumulative: f64,
+}
+
+/// The same file under a second rule set (`--compare-ruleset`): both savings and what moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The run's rule set (the output file's).
+    pub rule_set: String,
+    /// The compared rule set.
+    pub compare_rule_set: String,
+    /// Rows matched under the compared rule set.
+    pub compare_matched: u64,
+    /// The total RWA saving under the run's rule set.
+    pub rwa_saving: f64,
+    /// The total RWA saving under the compared rule set.
+    pub compare_rwa_saving: f64,
+    /// RWAs after, under the compared rule set.
+    pub compare_rwa_after: f64,
+    /// `compare_rwa_saving - rwa_saving`.
+    pub difference: f64,
+    /// By (rule under the run's set, rule under the compared set), largest difference first
+    /// (by size), then unchanged groups.
+    pub by_rule: Vec<ComparisonGroup>,
+    /// By (deciding article under each), the same order.
+    pub by_article: Vec<ComparisonGroup>,
+    /// From the run's saving to the compared saving, one step per rule pair whose saving
+    /// differs (largest first).
+    pub waterfall: Vec<WaterfallStep>,
+}
+
 /// The file aggregates of a run (the summary's `aggregates`; totals by Applied_Rule and by
 /// Asset_Class are the summary's `by_rule` and `by_asset_class`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -268,6 +332,228 @@ impl Groups {
             .collect();
         sort_groups(&mut v);
         v
+    }
+}
+
+/// Sums of a comparison group.
+#[derive(Debug, Default, Clone, Copy)]
+struct PairSums {
+    rows: u64,
+    exposure: f64,
+    saving: f64,
+    compare_saving: f64,
+}
+
+/// Comparison totals by (key under the run's set, key under the compared set).
+#[derive(Debug, Default)]
+pub(crate) struct PairTotals<K> {
+    entries: Vec<((K, K), PairSums)>,
+    last: usize,
+}
+
+impl<K: Copy + Eq> PairTotals<K> {
+    #[inline]
+    fn add(&mut self, k: (K, K), exposure: f64, saving: f64, compare_saving: f64) {
+        let i = match self.entries.get(self.last) {
+            Some(e) if e.0 == k => self.last,
+            _ => match self.entries.iter().position(|e| e.0 == k) {
+                Some(i) => i,
+                None => {
+                    self.entries.push((k, PairSums::default()));
+                    self.entries.len() - 1
+                }
+            },
+        };
+        self.last = i;
+        let e = &mut self.entries[i].1;
+        e.rows += 1;
+        e.exposure += exposure;
+        e.saving += saving;
+        e.compare_saving += compare_saving;
+    }
+
+    fn merge(&mut self, o: &PairTotals<K>) {
+        for (k, v) in &o.entries {
+            match self.entries.iter_mut().find(|e| e.0 == *k) {
+                Some(e) => {
+                    e.1.rows += v.rows;
+                    e.1.exposure += v.exposure;
+                    e.1.saving += v.saving;
+                    e.1.compare_saving += v.compare_saving;
+                }
+                None => self.entries.push((*k, *v)),
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.last = 0;
+    }
+}
+
+/// The totals of the compared rule set.
+#[derive(Debug, Default)]
+pub(crate) struct CompareTotals {
+    matched: u64,
+    saving: f64,
+    rwa_after: f64,
+    by_rule: PairTotals<u64>,
+    by_article: PairTotals<u16>,
+}
+
+impl CompareTotals {
+    fn reset(&mut self) {
+        self.matched = 0;
+        self.saving = 0.0;
+        self.rwa_after = 0.0;
+        self.by_rule.clear();
+        self.by_article.clear();
+    }
+
+    fn merge(&mut self, o: &CompareTotals) {
+        self.matched += o.matched;
+        self.saving += o.saving;
+        self.rwa_after += o.rwa_after;
+        self.by_rule.merge(&o.by_rule);
+        self.by_article.merge(&o.by_article);
+    }
+
+    /// Adds one row's decisions under both rule sets.
+    #[inline]
+    pub(crate) fn account(
+        &mut self,
+        d: &Decision<'_>,
+        d2: &Decision<'_>,
+        er: &ExposureRow<'_>,
+        saving: f64,
+        saving2: f64,
+    ) {
+        let amt = er
+            .exposure_amount
+            .filter(|a| a.is_finite() && *a >= 0.0)
+            .unwrap_or(0.0);
+        self.matched += u64::from(d2.status == MatchStatus::Matched);
+        self.saving += saving2;
+        self.rwa_after += amt * d2.suggested_rw_pct / 100.0;
+        self.by_rule.add(
+            (d.applied_rule.key(), d2.applied_rule.key()),
+            amt,
+            saving,
+            saving2,
+        );
+        self.by_article.add(
+            (
+                d.regulatory_reference.decisive_index().unwrap_or(u16::MAX),
+                d2.regulatory_reference.decisive_index().unwrap_or(u16::MAX),
+            ),
+            amt,
+            saving,
+            saving2,
+        );
+    }
+
+    /// The comparison for the summary; `saving` is the run's total saving.
+    pub(crate) fn comparison(&self, rules: &RuleSet, compare: &RuleSet, saving: f64) -> Comparison {
+        let group = |from: (String, Option<String>), to: (String, Option<String>), s: &PairSums| {
+            ComparisonGroup {
+                from: from.0,
+                from_reference: from.1,
+                to: to.0,
+                to_reference: to.1,
+                rows: s.rows,
+                exposure_amount: round2(s.exposure),
+                rwa_saving: round2(s.saving),
+                compare_rwa_saving: round2(s.compare_saving),
+                difference: round2(s.compare_saving - s.saving),
+            }
+        };
+        let order = |v: &mut Vec<ComparisonGroup>| {
+            v.sort_by(|a, b| {
+                b.difference
+                    .abs()
+                    .total_cmp(&a.difference.abs())
+                    .then(a.from.cmp(&b.from))
+                    .then(a.to.cmp(&b.to))
+            });
+        };
+        let mut by_rule: Vec<ComparisonGroup> = self
+            .by_rule
+            .entries
+            .iter()
+            .map(|((a, b), s)| {
+                let (ra, fa) = rule_texts(rules, *a);
+                let (rb, fb) = rule_texts(compare, *b);
+                group((ra, Some(fa)), (rb, Some(fb)), s)
+            })
+            .collect();
+        order(&mut by_rule);
+        // Tables sharing an article are one group.
+        let mut arts: BTreeMap<(&str, &str), PairSums> = BTreeMap::new();
+        for ((a, b), s) in &self.by_article.entries {
+            let ta = rules
+                .tables()
+                .get(usize::from(*a))
+                .map_or("", |t| t.reference());
+            let tb = compare
+                .tables()
+                .get(usize::from(*b))
+                .map_or("", |t| t.reference());
+            let e = arts.entry((ta, tb)).or_default();
+            e.rows += s.rows;
+            e.exposure += s.exposure;
+            e.saving += s.saving;
+            e.compare_saving += s.compare_saving;
+        }
+        let mut by_article: Vec<ComparisonGroup> = arts
+            .into_iter()
+            .map(|((a, b), s)| group((a.to_string(), None), (b.to_string(), None), &s))
+            .collect();
+        order(&mut by_article);
+        let start = round2(saving);
+        let mut waterfall = vec![WaterfallStep {
+            label: format!("saving under {}", rules.id()),
+            amount: start,
+            cumulative: start,
+        }];
+        let mut cum = start;
+        for g in by_rule.iter().filter(|g| g.difference != 0.0) {
+            cum = round2(cum + g.difference);
+            let side = |r: &str, f: &Option<String>| {
+                if r.is_empty() {
+                    "no rule".to_string()
+                } else {
+                    format!("{r} ({})", f.as_deref().unwrap_or(""))
+                }
+            };
+            waterfall.push(WaterfallStep {
+                label: format!(
+                    "{} -> {}",
+                    side(&g.from, &g.from_reference),
+                    side(&g.to, &g.to_reference)
+                ),
+                amount: g.difference,
+                cumulative: cum,
+            });
+        }
+        let end = round2(self.saving);
+        waterfall.push(WaterfallStep {
+            label: format!("saving under {}", compare.id()),
+            amount: end,
+            cumulative: end,
+        });
+        Comparison {
+            rule_set: rules.id().to_string(),
+            compare_rule_set: compare.id().to_string(),
+            compare_matched: self.matched,
+            rwa_saving: start,
+            compare_rwa_saving: end,
+            compare_rwa_after: round2(self.rwa_after),
+            difference: round2(self.saving - saving),
+            by_rule,
+            by_article,
+            waterfall,
+        }
     }
 }
 
@@ -504,6 +790,8 @@ pub(crate) struct Totals {
     pub(crate) missing: [u64; FIELD_COUNT],
     pub(crate) unreadable: [u64; FIELD_COUNT],
     pub(crate) maturity: MaturityForms,
+    /// Under the compared rule set, when the run compares.
+    pub(crate) compare: CompareTotals,
 }
 
 /// Scratch buffers of a worker.
@@ -560,6 +848,7 @@ impl Totals {
         self.missing = [0; FIELD_COUNT];
         self.unreadable = [0; FIELD_COUNT];
         self.maturity = MaturityForms::default();
+        self.compare.reset();
     }
 
     /// Ends a chunk: the groups' pending runs go to their maps.
@@ -617,6 +906,7 @@ impl Totals {
             *a += b;
         }
         self.maturity.merge(&o.maturity);
+        self.compare.merge(&o.compare);
     }
 
     /// Adds one decision. `row` is the row's index in its chunk. Allocates nothing once the

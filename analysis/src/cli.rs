@@ -76,6 +76,10 @@ pub struct AnalyzeArgs {
     /// años). When absent, the unit the header names, else months (the specification's unit).
     #[arg(long, value_parser = parse_unit_arg)]
     pub maturity_unit: Option<MaturityUnit>,
+    /// A second rule set to evaluate every row under as well (for example EU-CRR2 beside the
+    /// reporting date's EU-CRR3): the summary then compares both savings by rule and article.
+    #[arg(long)]
+    pub compare_ruleset: Option<String>,
 }
 
 /// `generate-exposures`: writes a realistic synthetic exposure file.
@@ -183,6 +187,10 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
         bank,
         threads: args.threads.unwrap_or(0),
         maturity_unit: args.maturity_unit,
+        compare_rule_set: match &args.compare_ruleset {
+            Some(id) => Some(RuleSet::by_id(id)?),
+            None => None,
+        },
         ..AnalyzeOptions::default()
     };
     let report = analyze_to_file(
@@ -309,6 +317,20 @@ pub fn describe(report: &AnalysisReport) -> String {
             "\nCET1 gain: {:.2} bps (linear {:.2} bps)",
             b.bps_exact, b.bps_linear
         ));
+    }
+    if let Some(c) = &s.comparison {
+        out.push_str(&format!(
+            "\nunder {}: RWA saving {:.2} ({:+.2} against {}); {} rows matched",
+            c.compare_rule_set, c.compare_rwa_saving, c.difference, c.rule_set, c.compare_matched
+        ));
+        for step in c
+            .waterfall
+            .iter()
+            .skip(1)
+            .take(c.waterfall.len().saturating_sub(2))
+        {
+            out.push_str(&format!("\n  {:+.2}  {}", step.amount, step.label));
+        }
     }
     for w in &s.warnings {
         out.push_str(&format!("\nwarning: {w}"));

@@ -36,7 +36,10 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-pub use crate::aggregate::{DataQuality, FileAggregates, GroupSummary, ReasonCount, TopRow};
+pub use crate::aggregate::{
+    Comparison, ComparisonGroup, DataQuality, FileAggregates, GroupSummary, ReasonCount, TopRow,
+    WaterfallStep,
+};
 use crate::aggregate::{MaturityForms, Scratch, Totals, round2};
 use crate::columns::{ColumnType, StandardField, detect_columns};
 use crate::engine::Engine;
@@ -114,6 +117,10 @@ pub struct AnalyzeOptions {
     /// The unit of the Maturity column's bare numbers; from the header when `None`, else months
     /// (see [`crate::mapping::maturity_unit_from_header`]).
     pub maturity_unit: Option<MaturityUnit>,
+    /// A second rule set to evaluate every row under as well (`--compare-ruleset`): the
+    /// summary's `comparison` then gives both savings and what moved. The processed file is
+    /// the run's rule set's.
+    pub compare_rule_set: Option<Arc<crate::rules::RuleSet>>,
 }
 
 impl Default for AnalyzeOptions {
@@ -128,6 +135,7 @@ impl Default for AnalyzeOptions {
             threads: 0,
             chunk_rows: 8 * 1024,
             maturity_unit: None,
+            compare_rule_set: None,
         }
     }
 }
@@ -404,6 +412,9 @@ pub struct AnalysisSummary {
     /// Totals by status, article, CQS, country, currency and maturity bucket, the top 20
     /// savings and exposures, rows by reason, data-quality counts.
     pub aggregates: FileAggregates,
+    /// The same file under a second rule set, when asked (`compare_rule_set`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
     /// Things the user should know (ambiguous notation, empty identifiers, ...).
     pub warnings: Vec<String>,
 }
@@ -713,6 +724,7 @@ struct WorkOut {
 fn process_chunk(
     plan: &Plan,
     engine: &Engine,
+    compare: Option<&Engine>,
     chunk: &RowChunk,
     out: &mut WorkOut,
     s: &mut Scratch,
@@ -734,6 +746,14 @@ fn process_chunk(
             None => 0.0,
         };
         t.account(s, &d, &er, saving, i as u64);
+        if let Some(e2) = compare {
+            let d2 = e2.evaluate(plan.lever, &er);
+            let saving2 = match er.exposure_amount {
+                Some(a) => d2.capital_saving(a),
+                None => 0.0,
+            };
+            t.compare.account(&d, &d2, &er, saving, saving2);
+        }
         plan.data_quality(&row, &er, t);
         if !plan.format_output {
             continue;
@@ -1468,6 +1488,15 @@ fn run(
     }
     .clamp(1, 64);
     let chunk_rows = opts.chunk_rows.clamp(64, 1 << 20);
+    // The compared rule set evaluates the same rows with the same reference data and context.
+    let compare = opts.compare_rule_set.as_ref().map(|r| {
+        Engine::new(
+            r.clone(),
+            engine.refdata().clone(),
+            engine.context().clone(),
+        )
+    });
+    let compare = &compare;
 
     let (plan_tx, plan_rx) = mpsc::sync_channel::<Arc<Plan>>(1);
     // Bounded channels keep at most about 3 x threads + 2 chunks in flight.
@@ -1508,7 +1537,14 @@ fn run(
                         }
                         if job.error.is_none() {
                             job.chunk.seal();
-                            process_chunk(&plan, engine, &job.chunk, &mut job.out, &mut scratch);
+                            process_chunk(
+                                &plan,
+                                engine,
+                                compare.as_ref(),
+                                &job.chunk,
+                                &mut job.out,
+                                &mut scratch,
+                            );
                         }
                         if done_tx.send(job).is_err() {
                             writer_gone = true;
@@ -1750,6 +1786,10 @@ fn summarise(
         by_rule: t.by_rule(engine.rules()),
         by_asset_class: t.by_class.sorted(),
         aggregates: t.aggregates(engine.rules()),
+        comparison: opts
+            .compare_rule_set
+            .as_ref()
+            .map(|c| t.compare.comparison(engine.rules(), c, t.saving)),
         flags: t.flag_counts(),
         maturity,
         warnings,

@@ -46,6 +46,7 @@ fn args(
         threads: Some(2),
         max_file_mb: 64,
         maturity_unit: None,
+        compare_ruleset: None,
     }
 }
 

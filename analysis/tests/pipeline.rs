@@ -72,6 +72,7 @@ fn cli_args(output: PathBuf) -> AnalyzeArgs {
         threads: Some(2),
         max_file_mb: 20,
         maturity_unit: None,
+        compare_ruleset: None,
     }
 }
 
