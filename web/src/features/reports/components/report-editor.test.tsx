@@ -9,6 +9,7 @@ import * as Y from 'yjs'
 
 import { Toaster } from '@/components/ui/toaster'
 import { useAuthStore } from '@/lib/auth-store'
+import { queryClient } from '@/lib/query-client'
 import { toast } from '@/lib/toast'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
@@ -112,7 +113,7 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
-function renderEditor() {
+function renderEditor(client = new QueryClient({ defaultOptions: { queries: { retry: false } } })) {
   // A data router, as in the app: leaving with unsaved changes is blocked through it.
   const router = createMemoryRouter(
     [
@@ -122,7 +123,7 @@ function renderEditor() {
     { initialEntries: ['/client/report-generator/edit/r-1'] },
   )
   render(
-    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+    <QueryClientProvider client={client}>
       <RouterProvider router={router} />
       <Toaster />
     </QueryClientProvider>,
@@ -392,5 +393,27 @@ describe('a section deleted by a colleague', () => {
     await userEvent.click(within(await screen.findByRole('dialog', { name: 'Delete section' })).getByRole('button', { name: 'Delete' }))
     expect(await screen.findByText('Section deleted')).toBeInTheDocument()
     expect(info).not.toHaveBeenCalled()
+  })
+})
+
+describe('a demotion while the report is open', () => {
+  afterEach(() => queryClient.clear())
+
+  it('turns the editor read-only on the session event', async () => {
+    // The app's own query cache, which the session event refreshes.
+    queryClient.setDefaultOptions({ queries: { retry: false } })
+    renderEditor(queryClient)
+    expect(await screen.findByRole('textbox', { name: 'Report name' })).toBeInTheDocument()
+    const socket = await subscribed(5)
+    // An administrator made Ana a viewer: the server now says so.
+    mockApi({
+      'GET /api/auth/me': () => json(200, makeUser({ role: 'viewer' })),
+      'GET /api/reports/r-1': () => json(200, { report: server, can_edit: false }),
+    })
+    socket.frame('', 0, 'session.changed')
+    await waitFor(() => expect(screen.queryByRole('textbox', { name: 'Report name' })).not.toBeInTheDocument())
+    expect(screen.getByText('Read-only')).toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Delete Introduction' })).not.toBeInTheDocument()
+    expect(useAuthStore.getState().user?.role).toBe('viewer')
   })
 })
