@@ -181,7 +181,7 @@ pub struct Health {
 /// Liveness and database check.
 #[utoipa::path(get, path = "/health", responses((status = 200, body = Health)))]
 pub async fn health(State(state): State<AppState>) -> Result<axum::Json<Health>, ApiError> {
-    state.db.ping().await?;
+    crate::service::health(&state).await?;
     Ok(axum::Json(Health { status: "ok" }))
 }
 

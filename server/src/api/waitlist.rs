@@ -7,8 +7,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::ClientIp;
-use crate::db::misc;
 use crate::error::{ApiResult, AppJson};
+use crate::service::waitlist::{self as service, Joined};
 use crate::state::AppState;
 
 /// Routes.
@@ -82,50 +82,37 @@ pub async fn join_waitlist(
     ClientIp(ip): ClientIp,
     AppJson(req): AppJson<WaitlistRequest>,
 ) -> ApiResult<(StatusCode, axum::Json<WaitlistResponse>)> {
-    let email = req.email.trim().to_lowercase();
-    if !crate::api::valid_email(&email) || email.len() > 254 {
-        return Ok(reply(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            false,
-            WaitlistCode::InvalidEmail,
-            "Please enter a valid email address",
-        ));
-    }
-    if req.source != "hero" && req.source != "cta" {
-        return Ok(reply(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            false,
-            WaitlistCode::InvalidEmail,
-            "Unknown waitlist form",
-        ));
-    }
-    if !state.limits.waitlist(&ip) {
-        return Ok(reply(
-            StatusCode::TOO_MANY_REQUESTS,
-            false,
-            WaitlistCode::RateLimited,
-            "Too many requests. Please try again in a few minutes.",
-        ));
-    }
-    let name = req
-        .name
-        .as_deref()
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .map(|n| n.chars().take(200).collect::<String>());
-    if misc::waitlist_add(&state.db.pool, &email, name.as_deref(), &req.source).await? {
-        Ok(reply(
+    let joined = service::join(&state, &req.email, req.name.as_deref(), &req.source, &ip).await?;
+    Ok(match joined {
+        Joined::Added => reply(
             StatusCode::OK,
             true,
             WaitlistCode::Ok,
             "You're on the list! We'll be in touch soon.",
-        ))
-    } else {
-        Ok(reply(
+        ),
+        Joined::AlreadyRegistered => reply(
             StatusCode::OK,
             false,
             WaitlistCode::AlreadyRegistered,
             "This email is already on the waitlist.",
-        ))
-    }
+        ),
+        Joined::InvalidEmail => reply(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            false,
+            WaitlistCode::InvalidEmail,
+            "Please enter a valid email address",
+        ),
+        Joined::UnknownForm => reply(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            false,
+            WaitlistCode::InvalidEmail,
+            "Unknown waitlist form",
+        ),
+        Joined::RateLimited => reply(
+            StatusCode::TOO_MANY_REQUESTS,
+            false,
+            WaitlistCode::RateLimited,
+            "Too many requests. Please try again in a few minutes.",
+        ),
+    })
 }

@@ -17,6 +17,7 @@ pub mod dashboard;
 pub mod invitations;
 pub mod reports;
 pub mod users;
+pub mod waitlist;
 
 use sqlx::AnyConnection;
 
@@ -27,6 +28,11 @@ use crate::error::{ApiError, ApiResult};
 use crate::ids::ClientId;
 use crate::realtime::{self, Event, Topic};
 use crate::state::AppState;
+
+/// Checks that the database answers (the health probe).
+pub async fn health(state: &AppState) -> ApiResult<()> {
+    Ok(state.db.ping().await?)
+}
 
 /// Who asks for a change, and from where.
 #[derive(Debug, Clone)]
