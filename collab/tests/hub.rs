@@ -321,6 +321,52 @@ async fn awareness_client_ids_belong_to_the_connection_that_first_used_them() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_client_id_seen_from_another_instance_cannot_be_taken_over_here() {
+    let store = Arc::new(MemoryStore::new());
+    let fanout = collab::MemoryFanout::new();
+    let cfg = |instance| HubConfig {
+        instance_id: instance,
+        ..config()
+    };
+    let a = Hub::with_fanout(store.clone(), Arc::new(fanout.clone()), cfg(1));
+    let b = Hub::with_fanout(store.clone(), Arc::new(fanout.clone()), cfg(2));
+    a.create_document("r1", initial_update(&[])).await.unwrap();
+    let mut ana = Client::new("ana", Access::ReadWrite);
+    let mut bob = Client::new("bob", Access::ReadWrite);
+    let mut mallory = Client::new("mallory", Access::ReadWrite);
+    ana.connect(&a, "r1");
+    bob.connect(&a, "r1");
+    mallory.connect(&b, "r1");
+    let mut clients = [ana, bob, mallory];
+    pump_until_quiet(&mut clients).await;
+    clients[0].set_awareness(r#"{"user":{"name":"Ana"}}"#);
+    settle(500).await;
+    pump_until_quiet(&mut clients).await;
+    let ana_id = clients[0].client_id();
+    assert_eq!(
+        clients[2].awareness_of(ana_id).as_deref(),
+        Some(r#"{"user":{"name":"Ana"}}"#),
+        "Ana's presence reached the other instance"
+    );
+    // Mallory, on the other instance, forges Ana's id.
+    forged_awareness(
+        &clients[2],
+        ana_id,
+        1000,
+        r#"{"user":{"name":"Ana"},"cursor":7}"#,
+    );
+    settle(500).await;
+    pump_until_quiet(&mut clients).await;
+    for (who, c) in [("bob", &clients[1]), ("mallory", &clients[2])] {
+        assert_eq!(
+            c.awareness_of(ana_id).as_deref(),
+            Some(r#"{"user":{"name":"Ana"}}"#),
+            "{who} still sees Ana's own state"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn awareness_expires_after_thirty_seconds_without_renewal() {
     let (hub, _store) = hub_with_doc(HubConfig {
         idle_unload_after: Duration::from_secs(120),
