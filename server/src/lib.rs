@@ -27,9 +27,9 @@ pub mod realtime;
 pub mod seed;
 pub mod service;
 pub mod state;
-pub mod validate;
 #[cfg(test)]
 mod tidy;
+pub mod validate;
 
 use config::Config;
 use state::AppState;
