@@ -169,9 +169,10 @@ pub fn app(state: AppState) -> Router {
 /// `Cache-Control` of a hashed bundle: its name changes with its content.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
-/// Marks a found bundle immutable; anything else (a 404, a 304) is left to revalidate.
+/// Marks a found (or unchanged) bundle immutable; anything else (a 404) is left to revalidate.
 async fn immutable_when_found(mut resp: axum::response::Response) -> axum::response::Response {
-    let value = if resp.status().is_success() {
+    let status = resp.status();
+    let value = if status.is_success() || status == axum::http::StatusCode::NOT_MODIFIED {
         IMMUTABLE
     } else {
         "no-cache"
