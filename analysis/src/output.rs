@@ -146,26 +146,15 @@ pub fn neutralise(cell: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// True when `cell` holds the delimiter, a double quote, a line feed or a carriage return, so
-/// it must be quoted. Checks eight bytes at a time.
+/// it must be quoted. Long cells (whole rows, explanations) are scanned with `memchr`'s vector
+/// search, short ones byte by byte.
 #[inline]
 pub fn needs_quoting(cell: &[u8], delimiter: u8) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    #[inline]
-    fn has_byte(x: u64, b: u8) -> bool {
-        let v = x ^ (LO * u64::from(b));
-        (v.wrapping_sub(LO) & !v & HI) != 0
+    if cell.len() >= 16 {
+        return memchr::memchr3(delimiter, b'"', b'\n', cell).is_some()
+            || memchr::memchr(b'\r', cell).is_some();
     }
-    let mut chunks = cell.chunks_exact(8);
-    for c in &mut chunks {
-        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        if has_byte(x, delimiter) || has_byte(x, b'"') || has_byte(x, b'\n') || has_byte(x, b'\r') {
-            return true;
-        }
-    }
-    chunks
-        .remainder()
-        .iter()
+    cell.iter()
         .any(|&b| b == delimiter || b == b'"' || b == b'\n' || b == b'\r')
 }
 
