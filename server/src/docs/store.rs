@@ -351,6 +351,15 @@ impl SqlDocStore {
             .bind(upto)
             .execute(&mut *tx)
             .await?;
+        // A report's section count is cached as of the snapshot, in the same transaction, so the
+        // report list reads it without writing (a snapshot that cannot be read keeps the old one).
+        match collab::report::read_sections_v1(snapshot_v1) {
+            Ok(sections) => {
+                crate::db::reports::set_section_count(&mut *tx, doc_id, sections.len() as i64, upto)
+                    .await?
+            }
+            Err(e) => tracing::warn!(error = %e, doc = doc_id, "snapshot sections unreadable"),
+        }
         tx.commit().await?;
         Ok(true)
     }

@@ -113,29 +113,26 @@ fn blank_to_none(s: Option<&str>) -> Option<&str> {
     s.map(str::trim).filter(|s| !s.is_empty())
 }
 
-/// Brings the cached section count of a report up to date with its document when the document
-/// changed since it was computed. A document that cannot be read keeps the cached count (and the
-/// failure is logged): the list still loads.
+/// Brings the section count of a report up to date with its document when the document changed
+/// since the cached count (which the document store writes with every snapshot). Reads only: a
+/// document that cannot be read keeps the cached count (and the failure is logged), so the list
+/// still loads.
 async fn refresh_section_count(state: &AppState, row: &mut ReportRow) {
     if row.doc_seq == 0 || row.doc_seq == row.section_count_seq {
         return;
     }
     let store = collab_store::SqlDocStore::new(&state.db);
-    let counted = match store.load(&row.id).await {
-        Ok(Some(stored)) => collab::report::section_count(&stored)
-            .map(|n| (n, stored.last_seq() as i64))
-            .map_err(|e| e.to_string()),
-        Ok(None) => return,
-        Err(e) => Err(e.to_string()),
-    };
-    match counted {
-        Ok((n, seq)) => {
-            row.section_count = n as i64;
-            row.section_count_seq = seq;
-            if let Err(e) = db::set_section_count(&state.db.pool, &row.id, n as i64, seq).await {
-                tracing::warn!(error = %e, report = %row.id, "could not cache the section count");
+    match store.load(&row.id).await {
+        Ok(Some(stored)) => match collab::report::section_count(&stored) {
+            Ok(n) => {
+                row.section_count = n as i64;
+                row.section_count_seq = stored.last_seq() as i64;
             }
-        }
+            Err(e) => {
+                tracing::warn!(error = %e, report = %row.id, "could not read the report document")
+            }
+        },
+        Ok(None) => {}
         Err(e) => {
             tracing::warn!(error = %e, report = %row.id, "could not read the report document")
         }

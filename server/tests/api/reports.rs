@@ -478,6 +478,28 @@ async fn section_counts_follow_the_document() {
     assert_eq!(list[0]["section_count"], 2);
     let (_, detail) = user.json(&format!("/api/reports/{id}")).await;
     assert_eq!(detail["report"]["section_count"], 2);
+    // Reading wrote nothing: the cached count moves with the document's next snapshot.
+    let cached = || async {
+        let (n,): (i64,) = sqlx::query_as("SELECT section_count FROM reports WHERE id = $1")
+            .bind(&id)
+            .fetch_one(&app.state.db.pool)
+            .await
+            .unwrap();
+        n
+    };
+    assert_eq!(cached().await, 1);
+    let stored = store.load(&id).await.unwrap().unwrap();
+    let doc = collab::doc_from_stored(&stored).unwrap();
+    let snapshot = doc
+        .transact()
+        .encode_state_as_update_v1(&yrs::StateVector::default());
+    assert!(
+        store
+            .compact(&id, &snapshot, stored.last_seq())
+            .await
+            .unwrap()
+    );
+    assert_eq!(cached().await, 2);
 }
 
 fn all_bytes() -> Bytes {
