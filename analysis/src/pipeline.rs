@@ -1846,3 +1846,92 @@ fn date_cell(row: &RowRef<'_>, c: usize) -> Option<NaiveDate> {
         _ => parse_date(cell),
     }
 }
+
+/// The decision trace of one data row of a file (1 = the first row below the header, the
+/// numbering of the aggregates' top lists): the file is read as [`analyze`] reads it (same
+/// mapping, notations, maturity unit and lever, classified when `opts.lever` is `Auto`) up to
+/// that row, which is evaluated with [`Engine::trace`]. Nothing is written. A row that does not
+/// exist is refused with the file's row count.
+pub fn trace_row(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    row: u64,
+) -> Result<crate::trace::DecisionTrace> {
+    struct TraceSink<'e, 'o> {
+        feeder: Feeder<'e, 'o>,
+        target: u64,
+        seen: u64,
+        trace: Option<crate::trace::DecisionTrace>,
+    }
+    impl RowSink<Error> for TraceSink<'_, '_> {
+        fn start(&mut self, info: &SourceInfo) -> Result<()> {
+            self.feeder.start(info)
+        }
+        fn chunk(&mut self, chunk: RowChunk) -> Result<Option<RowChunk>> {
+            if self.feeder.plan.is_none() {
+                let plan = Arc::new(self.feeder.build_plan(&chunk)?);
+                self.feeder.plan = Some(plan);
+            }
+            let Some(plan) = self.feeder.plan.clone() else {
+                return Ok(None);
+            };
+            let n = chunk.len() as u64;
+            if self.target > self.seen && self.target <= self.seen + n {
+                let mut chunk = chunk;
+                chunk.seal();
+                let r = chunk.row((self.target - self.seen - 1) as usize);
+                let mut forms = MaturityForms::default();
+                let er = plan.exposure(&r, &mut forms);
+                self.trace = Some(self.feeder.engine.trace(plan.lever, &er));
+                return Ok(None);
+            }
+            self.seen += n;
+            let ncols = chunk.ncols();
+            drop(chunk);
+            Ok(Some(RowChunk::new(ncols)))
+        }
+    }
+    if row == 0 {
+        return Err(Error::InvalidArgument(
+            "rows are numbered from 1 (the first row below the header)".into(),
+        ));
+    }
+    let reporter = Reporter::new(RunControl::default());
+    let (_, recycle_rx) = mpsc::channel::<Recycled>();
+    let mut sink = TraceSink {
+        feeder: Feeder {
+            engine,
+            opts,
+            reporter: &reporter,
+            format_output: false,
+            info: None,
+            plan: None,
+            plan_tx: None,
+            job_tx: None,
+            recycle_rx,
+            spare_outs: Vec::new(),
+            spare_chunks: Vec::new(),
+            spare_blocks: Vec::new(),
+            allocated: 0,
+            max_chunks: 0,
+            seq: 0,
+            rows: 0,
+        },
+        target: row,
+        seen: 0,
+        trace: None,
+    };
+    read_rows(
+        input,
+        &opts.limits,
+        opts.chunk_rows.clamp(64, 1 << 20),
+        &mut sink,
+    )?;
+    sink.trace.ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "row {row} does not exist: the file has {} data rows",
+            sink.seen
+        ))
+    })
+}

@@ -453,3 +453,51 @@ fn a_trace_serialises_and_reads_back() {
     // The same row traced twice gives the same trace.
     assert_eq!(e.trace(Lever::Pse, &row), t);
 }
+
+#[test]
+fn a_row_of_a_file_traced_as_the_run_reads_it() {
+    use analysis::ingest::Input;
+    use analysis::pipeline::{AnalyzeOptions, LeverChoice, trace_row};
+    let e = engine((2025, 6, 30));
+    let path = hand().join("pse_maturity_bare_en.csv");
+    let opts = AnalyzeOptions {
+        lever: LeverChoice::Fixed(Lever::Pse),
+        ..AnalyzeOptions::default()
+    };
+    // Row 12 is M12: Maturity 0.5, read as half a month (15.22 days), current weight 50 %.
+    let t = trace_row(Input::Path(&path), &e, &opts, 12).unwrap();
+    assert_eq!(t.applied_rule, "PSE_SHORT");
+    assert_eq!((t.current_rw_pct, t.suggested_rw_pct), (50.0, 20.0));
+    assert_eq!(
+        input(
+            &t,
+            "original maturity <= 3 months?",
+            "residual maturity (days)"
+        ),
+        "15.22"
+    );
+    // Row 8 is M08: "pronto" cannot be read.
+    let t = trace_row(Input::Path(&path), &e, &opts, 8).unwrap();
+    assert_eq!(
+        input(
+            &t,
+            "original maturity <= 3 months?",
+            "Maturity (unreadable)"
+        ),
+        "pronto"
+    );
+    assert_eq!(t.suggested_rw_pct, 50.0);
+    // With the lever classified, as `analyze` does with `Auto`.
+    let auto = AnalyzeOptions::default();
+    assert_eq!(
+        trace_row(Input::Path(&path), &e, &auto, 1).unwrap().lever,
+        Lever::Pse
+    );
+    let err = |row| {
+        trace_row(Input::Path(&path), &e, &opts, row)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(err(14), "row 14 does not exist: the file has 13 data rows");
+    assert!(err(0).contains("numbered from 1"));
+}
