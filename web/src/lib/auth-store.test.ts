@@ -33,11 +33,20 @@ describe('session restore', () => {
     })
     await useAuthStore.getState().restore()
     expect(calls).toHaveLength(2)
-    // The next page load.
+    // The next page load: no probe; only the CSRF cookie the probe would have brought is fetched
+    // (a plain 200), so the visit's first sign-in is not refused.
+    const health = mockApi({ 'GET /api/health': () => json(200, { status: 'ok' }) })
     useAuthStore.setState({ status: 'initializing', user: null, error: null })
     await useAuthStore.getState().restore()
     expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
     expect(calls).toHaveLength(2)
+    expect(health).toHaveLength(1)
+    // With the CSRF cookie there, nothing at all.
+    document.cookie = 'capopt_csrf=tok; path=/'
+    useAuthStore.setState({ status: 'initializing', user: null, error: null })
+    await useAuthStore.getState().restore()
+    expect(calls).toHaveLength(2)
+    expect(health).toHaveLength(1)
   })
 
   it('asks again once the user signed in, and after signing out stops asking', async () => {
@@ -54,6 +63,7 @@ describe('session restore', () => {
     expect(calls.map((c) => c.key)).toEqual(['POST /api/auth/login', 'GET /api/auth/me'])
 
     await useAuthStore.getState().signOut()
+    document.cookie = 'capopt_csrf=tok; path=/'
     useAuthStore.setState({ status: 'initializing', user: null, error: null })
     await useAuthStore.getState().restore()
     expect(useAuthStore.getState().status).toBe('unauthenticated')

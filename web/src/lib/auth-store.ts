@@ -1,7 +1,7 @@
 import type { Me } from '@/api/types/Me'
 import { create } from 'zustand'
 
-import { ApiError, isUnauthenticated, setSessionListener } from './api-client'
+import { api, ApiError, CSRF_COOKIE, isUnauthenticated, setSessionListener } from './api-client'
 import { readCookie, writeCookie } from './cookies'
 import { queryClient } from './query-client'
 import * as session from './session-api'
@@ -65,6 +65,9 @@ export const useAuthStore = create<AuthState>()((set, get) => ({
       if (readCookie(SIGNED_OUT_COOKIE) === '1') {
         // Known to be signed out: no probe, no 401s.
         set({ status: 'unauthenticated', user: null, error: null })
+        // The probe would have brought the CSRF cookie (the server hands it out with any answer);
+        // without it the visit's first sign-in or waitlist request would be refused once (403).
+        if (readCookie(CSRF_COOKIE) === null) await api.get('/api/health').catch(() => undefined)
         return
       }
       set({ status: 'initializing', error: null })
