@@ -56,6 +56,21 @@ pub struct Evidence {
     pub weight: f64,
     /// What was seen, for people.
     pub description: String,
+    /// For reference matches: which list, and how many of the sample's identifiers or names
+    /// were found in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hits: Option<ReferenceHits>,
+}
+
+/// Identifiers or names of the sample found in one reference list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceHits {
+    /// The list: `PSE`, `RGLA`, `MDB`, `institution`, `sovereign`.
+    pub list: String,
+    /// Found in it.
+    pub found: u64,
+    /// Looked up.
+    pub of: u64,
 }
 
 /// A classification (serde: the evidence, and every lever's probability as the competing
@@ -179,7 +194,29 @@ impl Scorer {
             lever,
             weight,
             description,
+            hits: None,
         });
+    }
+
+    /// [`Scorer::add`] for a reference match, with its counts.
+    fn add_hits(
+        &mut self,
+        lever: Lever,
+        weight: f64,
+        description: String,
+        list: &str,
+        found: usize,
+        of: usize,
+    ) {
+        let before = self.evidence.len();
+        self.add(EvidenceKind::Reference, lever, weight, description);
+        if let Some(e) = self.evidence.get_mut(before) {
+            e.hits = Some(ReferenceHits {
+                list: list.to_string(),
+                found: found as u64,
+                of: of as u64,
+            });
+        }
     }
 }
 
@@ -408,6 +445,7 @@ pub fn classify_with_feedback(
                         sim * 100.0,
                         p.as_str()
                     ),
+                    hits: None,
                 });
             }
         }
@@ -557,17 +595,21 @@ fn score(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) -> (Sco
                 2.0 * share(company),
                 format!("{company} of {total} NIFs have a company key"),
             );
-            s.add(
-                EvidenceKind::Reference,
+            s.add_hits(
                 Lever::Pse,
                 4.0 * share(in_pse),
                 format!("{in_pse} of {total} NIFs found in the PSE list"),
+                "PSE",
+                in_pse,
+                total,
             );
-            s.add(
-                EvidenceKind::Reference,
+            s.add_hits(
                 Lever::Rgla,
                 4.0 * share(in_rgla),
                 format!("{in_rgla} of {total} NIFs found in the RGLA list"),
+                "RGLA",
+                in_rgla,
+                total,
             );
         }
     }
@@ -614,12 +656,21 @@ fn score(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) -> (Sco
     }
     if id_total > 0 {
         let t = id_total as f64;
-        s.add(EvidenceKind::Reference, Lever::Mdb, 5.0 * mdb_hits as f64 / t, format!("{mdb_hits} of {id_total} counterparties found in the MDB / international organisation list"));
-        s.add(
-            EvidenceKind::Reference,
+        s.add_hits(
+            Lever::Mdb,
+            5.0 * mdb_hits as f64 / t,
+            format!("{mdb_hits} of {id_total} counterparties found in the MDB / international organisation list"),
+            "MDB",
+            mdb_hits,
+            id_total,
+        );
+        s.add_hits(
             Lever::Institutions,
             4.0 * inst_hits as f64 / t,
             format!("{inst_hits} of {id_total} counterparties found in the institution list"),
+            "institution",
+            inst_hits,
+            id_total,
         );
         s.add(
             EvidenceKind::Identifier,
@@ -679,14 +730,16 @@ fn score(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) -> (Sco
                 .count();
             // Many countries and few listed counterparties: a central-government book.
             if distinct >= 3 && (mdb_hits + inst_hits) * 4 < id_total.max(1) {
-                s.add(
-                    EvidenceKind::Reference,
+                s.add_hits(
                     Lever::Sovereigns,
                     1.5 * in_list as f64 / vals.len() as f64,
                     format!(
                         "{distinct} different countries, {in_list} of {} in the sovereign list",
                         vals.len()
                     ),
+                    "sovereign",
+                    in_list,
+                    vals.len(),
                 );
             }
         }

@@ -232,6 +232,32 @@ fn a_correction_raises_its_lever_and_lowers_the_one_it_corrected() {
         classify_with_feedback(&oh, &orows, &refdata, &[fb]),
         classify(&oh, &orows, &refdata)
     );
+    // pse-01's NIFs are not in the lists: the reference evidence says so, with its counts.
+    let pse = classify(&oh, &orows, &refdata);
+    let hits = pse
+        .evidence
+        .iter()
+        .filter_map(|e| e.hits.as_ref())
+        .collect::<Vec<_>>();
+    assert!(
+        hits.is_empty(),
+        "no NIF found, so no weighted reference evidence: {hits:?}"
+    );
+    // mdb-01's counterparties are all in the MDB list: two by LEI, one by name.
+    let mdb = cases.iter().find(|c| c.id == "mdb-01").unwrap();
+    let mh: Vec<&str> = mdb.headers.iter().map(String::as_str).collect();
+    let mrows: Vec<Vec<&str>> = mdb
+        .rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
+    let m = classify(&mh, &mrows, &refdata);
+    let h = m
+        .evidence
+        .iter()
+        .find_map(|e| e.hits.as_ref().filter(|h| h.list == "MDB"))
+        .expect("MDB hits");
+    assert_eq!((h.found, h.of), (3, 3));
     // The classification serialises with its evidence and competing scores.
     let json = serde_json::to_value(&after).unwrap();
     assert_eq!(json["lever"], "institutions");
