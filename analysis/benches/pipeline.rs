@@ -227,11 +227,11 @@ fn file_label(p: &Path) -> String {
 /// Writes the PSE reference list, the sovereign list and the PSE rule tables for the scripts.
 fn export_reference(dir: &Path) -> Result<(), String> {
     let rd = RefData::builtin_shared();
-    let mut pse = String::from("nif,country,own_gov_cqs,entity_cqs,treated_as_cg\n");
+    let mut pse = String::from("nif,country,own_gov_cqs,entity_cqs,treated_as_cg,legal_name\n");
     for e in rd.pse().entities() {
         let o = |v: Option<u8>| v.map(|c| c.to_string()).unwrap_or_default();
         pse.push_str(&format!(
-            "{},{},{},{},{}\n",
+            "{},{},{},{},{},\"{}\"\n",
             e.nif.as_str(),
             e.country.as_str(),
             o(e.own_gov_cqs),
@@ -240,7 +240,8 @@ fn export_reference(dir: &Path) -> Result<(), String> {
                 "Y"
             } else {
                 "N"
-            }
+            },
+            e.legal_name.replace('"', "\"\"")
         ));
     }
     std::fs::write(dir.join("pse_ref.csv"), pse).map_err(|e| e.to_string())?;
@@ -285,6 +286,23 @@ fn export_reference(dir: &Path) -> Result<(), String> {
         "pse_short": table(Slot::PseShort),
         "pse_rated": table(Slot::PseRated),
         "pse_unrated": table(Slot::PseUnrated),
+        // Applied_Rule ids and Regulatory_Reference texts, for the scripts' output columns.
+        "ids": {
+            "pse_as_cg": rules.slot(Slot::PseAsCg).map(|t| t.id()),
+            "sov_domestic": rules.slot(Slot::SovDomestic).map(|t| t.id()),
+            "sov_t1": rules.slot(Slot::SovT1).map(|t| t.id()),
+            "pse_short": rules.slot(Slot::PseShort).map(|t| t.id()),
+            "pse_rated": rules.slot(Slot::PseRated).map(|t| t.id()),
+            "pse_unrated": rules.slot(Slot::PseUnrated).map(|t| t.id()),
+        },
+        "refs": {
+            "pse_as_cg": rules.slot(Slot::PseAsCg).map(|t| t.reference()),
+            "sov_domestic": rules.slot(Slot::SovDomestic).map(|t| t.reference()),
+            "sov_t1": rules.slot(Slot::SovT1).map(|t| t.reference()),
+            "pse_short": rules.slot(Slot::PseShort).map(|t| t.reference()),
+            "pse_rated": rules.slot(Slot::PseRated).map(|t| t.reference()),
+            "pse_unrated": rules.slot(Slot::PseUnrated).map(|t| t.reference()),
+        },
     });
     std::fs::write(dir.join("pse_rules.json"), json.to_string()).map_err(|e| e.to_string())
 }
