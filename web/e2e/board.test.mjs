@@ -269,4 +269,33 @@ test.describe('task board', () => {
     expect(page.errors).toEqual([])
     await page.context().close()
   })
+
+  test('lets an administrator choose the client of the board and the reports, kept in the URL', async ({ browser }) => {
+    const admin = await newPage(browser, env.server.baseUrl)
+    await login(admin, ACCOUNTS.admin)
+    await expect(admin).toHaveURL(/\/admin\/dashboard/)
+    const sidebar = admin.getByRole('complementary', { name: 'Admin navigation' })
+    await sidebar.getByRole('link', { name: 'Task Board' }).click()
+    await expect(admin.getByRole('heading', { name: 'Task Board' })).toBeVisible()
+    const { body: clients } = await apiCall(admin, 'GET', '/api/clients')
+    expect(clients.map((c) => c.name)).toEqual(['Bank A', 'Bank B'])
+    const bankB = clients.find((c) => c.name === 'Bank B')
+
+    const switcher = admin.getByLabel('Client')
+    await expect(switcher.locator('option')).toHaveText(['Bank A', 'Bank B'])
+    await switcher.selectOption({ label: 'Bank B' })
+    await expect(admin).toHaveURL((url) => url.searchParams.get('client') === bankB.id)
+    await expect(admin.getByRole('main').getByText('Bank B', { exact: true }).first()).toBeVisible()
+    const { body: boardB } = await apiCall(admin, 'GET', `/api/board?client_id=${bankB.id}`)
+    await expect(admin.getByTestId('board-column')).toHaveCount(boardB.columns.length)
+
+    // The sidebar keeps the choice on the way to the reports, and a reload keeps it too.
+    await sidebar.getByRole('link', { name: 'Report Generator' }).click()
+    await expect(admin).toHaveURL((url) => url.pathname === '/client/report-generator' && url.searchParams.get('client') === bankB.id)
+    await expect(admin.getByLabel('Client')).toHaveValue(bankB.id)
+    await admin.reload()
+    await expect(admin.getByLabel('Client')).toHaveValue(bankB.id)
+    expect(admin.errors).toEqual([])
+    await admin.context().close()
+  })
 })
