@@ -85,6 +85,14 @@ macro_rules! id_type {
 }
 
 id_type!(
+    /// A user.
+    UserId
+);
+id_type!(
+    /// A sign-in session.
+    SessionId
+);
+id_type!(
     /// A client (a bank).
     ClientId
 );

@@ -12,6 +12,7 @@ use utoipa_axum::routes;
 use crate::auth::tokens;
 use crate::auth::{self, AuthUser, ClientIp, Role};
 use crate::error::{ApiResult, AppJson};
+use crate::ids::UserId;
 use crate::service::Actor;
 use crate::service::auth::{self as service, SessionTokens};
 use crate::state::AppState;
@@ -44,7 +45,7 @@ pub struct ClientRef {
 #[ts(export)]
 pub struct Me {
     /// Id.
-    pub id: String,
+    pub id: UserId,
     /// Email.
     pub email: String,
     /// First name.
@@ -72,7 +73,7 @@ pub async fn load_me(state: &AppState, user_id: &str) -> ApiResult<Me> {
     let p = service::profile(state, user_id).await?;
     let u = p.user;
     Ok(Me {
-        id: u.id,
+        id: u.id.into(),
         email: u.email,
         name: u.name,
         last_name: u.last_name,

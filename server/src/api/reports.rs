@@ -12,7 +12,7 @@ use super::extract::{ClientQuery, ClientRead};
 use crate::access::Need;
 use crate::db::reports::{FolderRow, MONTHLY_DRAFT_LIMIT, ReportRow};
 use crate::error::{ApiResult, AppJson};
-use crate::ids::{ClientId, FolderId, ReportId};
+use crate::ids::{ClientId, FolderId, ReportId, UserId};
 use crate::service::reports::{self as service, NewReport, ReportEdit};
 use crate::service::{self as services, Actor};
 use crate::state::AppState;
@@ -48,9 +48,9 @@ pub struct ReportSummary {
     /// Number of sections of its document.
     pub section_count: u32,
     /// Creator's user id.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// User who last saved the name or status.
-    pub last_edited_by: Option<String>,
+    pub last_edited_by: Option<UserId>,
     /// That user's display name.
     pub last_edited_by_name: Option<String>,
     /// Last save of the name or status (RFC 3339).
@@ -84,7 +84,7 @@ pub struct ReportFolder {
     /// Name.
     pub name: String,
     /// Creator.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// Creation time.
     pub created_at: String,
 }
@@ -165,8 +165,8 @@ fn summary(row: ReportRow) -> ReportSummary {
         status: ReportStatus::parse(&row.status),
         template_id: row.template_id,
         section_count: row.section_count.clamp(0, u32::MAX as i64) as u32,
-        created_by: row.created_by,
-        last_edited_by: row.last_edited_by,
+        created_by: row.created_by.map(UserId::from),
+        last_edited_by: row.last_edited_by.map(UserId::from),
         last_edited_by_name: row.last_edited_by_name.filter(|n| !n.is_empty()),
         last_saved_at: row.last_saved_at,
         created_at: row.created_at,
@@ -180,7 +180,7 @@ fn folder(row: FolderRow) -> ReportFolder {
         client_id: row.client_id.into(),
         parent_folder_id: row.parent_folder_id.map(FolderId::from),
         name: row.name,
-        created_by: row.created_by,
+        created_by: row.created_by.map(UserId::from),
         created_at: row.created_at,
     }
 }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::access::{MemberRole, Membership};
 use crate::error::{ApiError, ApiResult};
+use crate::ids::{SessionId, UserId};
 use crate::state::AppState;
 
 /// Cookie holding the access token.
@@ -78,13 +79,13 @@ impl Role {
 #[derive(Debug, Clone)]
 pub struct AuthUser {
     /// User id.
-    pub id: String,
+    pub id: UserId,
     /// Email.
     pub email: String,
     /// Role in force.
     pub role: Role,
     /// Session id (from the access token).
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Clients the user belongs to, by name, with the user's role in each.
     pub clients: Vec<Membership>,
 }
@@ -141,10 +142,10 @@ pub async fn load_caller(
         })
         .collect();
     Ok(Some(AuthUser {
-        id: row.id,
+        id: row.id.into(),
         email: row.email,
         role: Role::parse(&row.role),
-        session_id: session_id.to_owned(),
+        session_id: session_id.into(),
         clients,
     }))
 }

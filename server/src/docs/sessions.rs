@@ -74,8 +74,8 @@ impl DocSessions {
         self.inner.open.insert(
             id,
             Entry {
-                user_id: user.id.clone(),
-                session_id: user.session_id.clone(),
+                user_id: user.id.to_string(),
+                session_id: user.session_id.to_string(),
                 client_id: client_id.to_owned(),
                 rights: tx,
             },

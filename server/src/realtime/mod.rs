@@ -372,7 +372,7 @@ impl Hub {
             .iter()
             .map(|c| c.user())
             .filter(|u| user_id.is_none_or(|id| u.id == id))
-            .map(|u| (u.id, u.session_id))
+            .map(|u| (u.id.to_string(), u.session_id.to_string()))
             .collect()
     }
 

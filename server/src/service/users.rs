@@ -15,7 +15,7 @@ use crate::state::AppState;
 pub async fn set_role(state: &AppState, admin: &Actor, user_id: &str, role: &str) -> ApiResult<()> {
     let role = Role::parse_strict(role)
         .ok_or_else(|| ApiError::validation("Role must be one of admin, approver, user, viewer"))?;
-    if user_id == admin.user.id {
+    if admin.user.id == user_id {
         return Err(ApiError::validation("You cannot change your own role"));
     }
     let mut ch = Change::begin_unannounced(state).await?;

@@ -521,7 +521,7 @@ pub async fn create_category(
         name,
         client_id: Some(scope.client_id.to_string()),
         is_default: 0,
-        created_by: Some(scope.user().id.clone()),
+        created_by: Some(scope.user().id.to_string()),
     };
     let mut ch = begin(state, scope).await?;
     db::insert_category(ch.conn(), &cat).await?;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::db::board::{CategoryRow, ColumnRow, TaskRow};
-use crate::ids::{CategoryId, ClientId, ColumnId, TaskId};
+use crate::ids::{CategoryId, ClientId, ColumnId, TaskId, UserId};
 
 /// A board column.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
@@ -94,7 +94,7 @@ pub struct Task {
     /// Fractional order key within the column; tasks sort by `(position, id)`.
     pub position: String,
     /// Creator.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// Creation time (RFC 3339).
     pub created_at: String,
     /// Last change (RFC 3339).
@@ -115,7 +115,7 @@ impl From<TaskRow> for Task {
             due_date: r.due_date,
             completed_at: r.completed_at,
             position: r.position,
-            created_by: r.created_by,
+            created_by: r.created_by.map(UserId::from),
             created_at: r.created_at,
             updated_at: r.updated_at,
         }
@@ -136,7 +136,7 @@ pub struct Category {
     /// Whether this is a default category.
     pub is_default: bool,
     /// Creator.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
 }
 
 impl From<CategoryRow> for Category {
@@ -146,7 +146,7 @@ impl From<CategoryRow> for Category {
             name: r.name,
             client_id: r.client_id.map(ClientId::from),
             is_default: r.is_default != 0,
-            created_by: r.created_by,
+            created_by: r.created_by.map(UserId::from),
         }
     }
 }

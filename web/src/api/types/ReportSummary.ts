@@ -3,6 +3,7 @@ import type { ClientId } from "./ClientId";
 import type { FolderId } from "./FolderId";
 import type { ReportId } from "./ReportId";
 import type { ReportStatus } from "./ReportStatus";
+import type { UserId } from "./UserId";
 
 /**
  * A report as listed and as shown in the editor's header.
@@ -39,11 +40,11 @@ section_count: number,
 /**
  * Creator's user id.
  */
-created_by: string | null, 
+created_by: UserId | null, 
 /**
  * User who last saved the name or status.
  */
-last_edited_by: string | null, 
+last_edited_by: UserId | null, 
 /**
  * That user's display name.
  */

@@ -4,6 +4,7 @@ import type { ClientId } from "./ClientId";
 import type { ColumnId } from "./ColumnId";
 import type { TaskId } from "./TaskId";
 import type { TaskPriority } from "./TaskPriority";
+import type { UserId } from "./UserId";
 
 /**
  * A task card.
@@ -56,7 +57,7 @@ position: string,
 /**
  * Creator.
  */
-created_by: string | null, 
+created_by: UserId | null, 
 /**
  * Creation time (RFC 3339).
  */
