@@ -83,8 +83,12 @@ pub struct Classification {
     pub confidence: f64,
     /// The evidence, strongest first.
     pub evidence: Vec<Evidence>,
-    /// Probability per lever, in [`Lever::ALL`] order.
+    /// Probability per lever, in [`Lever::ALL`] order: the winner and its competitors.
     pub scores: [(Lever, f64); 6],
+    /// The columns read as identifiers, names, asset classes, countries, collateral or SCRA
+    /// grades (the header tokens behind the `header` evidence).
+    #[serde(default)]
+    pub columns: Vec<ColumnRole>,
 }
 
 impl Classification {
@@ -181,6 +185,18 @@ fn column<'a>(rows: &'a [Vec<&'a str>], c: usize) -> impl Iterator<Item = &'a st
 struct Scorer {
     scores: [f64; 6],
     evidence: Vec<Evidence>,
+    columns: Vec<ColumnRole>,
+}
+
+/// A column the classifier read, and as what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnRole {
+    /// The column name.
+    pub column: String,
+    /// `nif`, `lei`, `name`, `asset_class`, `country`, `collateral`, `scra`.
+    pub role: String,
+    /// How it was recognised: `header` (its name) or `values` (identifiers in its cells).
+    pub by: String,
 }
 
 impl Scorer {
@@ -491,9 +507,27 @@ fn score(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) -> (Sco
         }
     }
 
+    let mut columns: Vec<ColumnRole> = Vec::new();
+    for (i, h) in headers.iter().enumerate() {
+        let by_header = header_role(h);
+        let role = match by_header {
+            Some(r) => Some((r, "header")),
+            None if Some(i) == roles.nif => Some(("nif", "values")),
+            None if Some(i) == roles.lei => Some(("lei", "values")),
+            None => None,
+        };
+        if let Some((role, by)) = role {
+            columns.push(ColumnRole {
+                column: (*h).to_string(),
+                role: role.to_string(),
+                by: by.to_string(),
+            });
+        }
+    }
     let mut s = Scorer {
         scores: [0.0; 6],
         evidence: Vec::new(),
+        columns,
     };
     let n_rows = sample_rows.len();
 
@@ -795,6 +829,7 @@ fn finish(mut s: Scorer, headers_only: bool) -> Classification {
             confidence: FALLBACK_CONFIDENCE,
             evidence: s.evidence,
             scores: Lever::ALL.map(|l| (l, 1.0 / 6.0)),
+            columns: s.columns,
         };
     }
     let exps: Vec<f64> = s
@@ -822,6 +857,7 @@ fn finish(mut s: Scorer, headers_only: bool) -> Classification {
         confidence,
         evidence: s.evidence,
         scores,
+        columns: s.columns,
     }
 }
 

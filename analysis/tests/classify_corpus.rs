@@ -258,6 +258,32 @@ fn a_correction_raises_its_lever_and_lowers_the_one_it_corrected() {
         .find_map(|e| e.hits.as_ref().filter(|h| h.list == "MDB"))
         .expect("MDB hits");
     assert_eq!((h.found, h.of), (3, 3));
+    // The columns it read, and how: pse-01's NIF_Titular by its name.
+    let roles: Vec<(&str, &str, &str)> = pse
+        .columns
+        .iter()
+        .map(|c| (c.column.as_str(), c.role.as_str(), c.by.as_str()))
+        .collect();
+    assert!(
+        roles.contains(&("NIF_Titular", "nif", "header")),
+        "{roles:?}"
+    );
+    // rgla-04 writes its NIFs under "id_number": found by their values.
+    let r4 = cases.iter().find(|c| c.id == "rgla-04").unwrap();
+    let rh: Vec<&str> = r4.headers.iter().map(String::as_str).collect();
+    let rrows: Vec<Vec<&str>> = r4
+        .rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
+    let rc = classify(&rh, &rrows, &refdata);
+    assert!(
+        rc.columns
+            .iter()
+            .any(|c| c.column == "id_number" && c.role == "nif" && c.by == "values"),
+        "{:?}",
+        rc.columns
+    );
     // The classification serialises with its evidence and competing scores.
     let json = serde_json::to_value(&after).unwrap();
     assert_eq!(json["lever"], "institutions");
