@@ -80,6 +80,10 @@ pub struct AnalyzeArgs {
     /// reporting date's EU-CRR3): the summary then compares both savings by rule and article.
     #[arg(long)]
     pub compare_ruleset: Option<String>,
+    /// Also trace the decision of this data row (1 = the first row below the header): every
+    /// test of the rule procedure with its inputs and outcome, printed and put in the summary.
+    #[arg(long)]
+    pub trace_row: Option<u64>,
 }
 
 /// `generate-exposures`: writes a realistic synthetic exposure file.
@@ -193,13 +197,29 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
         },
         ..AnalyzeOptions::default()
     };
-    let report = analyze_to_file(
+    let mut report = analyze_to_file(
         Input::Path(&args.input),
         &engine,
         &opts,
         &args.output,
         RunControl::default(),
     )?;
+    if let Some(row) = args.trace_row {
+        let fixed = AnalyzeOptions {
+            lever: LeverChoice::Fixed(report.summary.lever),
+            mapping: Some(report.summary.mapping.clone()),
+            ..opts.clone()
+        };
+        match crate::pipeline::trace_row(Input::Path(&args.input), &engine, &fixed, row) {
+            Ok(t) => report.summary.trace = Some(t),
+            Err(e) => {
+                if !is_special_file(&args.output) {
+                    let _ = std::fs::remove_file(&args.output);
+                }
+                return Err(e);
+            }
+        }
+    }
     if let Some(p) = &args.summary {
         let written = serde_json::to_string_pretty(&report.summary)
             .map_err(|e| Error::Output(e.to_string()))
@@ -330,6 +350,27 @@ pub fn describe(report: &AnalysisReport) -> String {
             .take(c.waterfall.len().saturating_sub(2))
         {
             out.push_str(&format!("\n  {:+.2}  {}", step.amount, step.label));
+        }
+    }
+    if let Some(t) = &s.trace {
+        out.push_str(&format!(
+            "\ntrace of the row ({}, {}):",
+            t.rule_set.id,
+            t.lever.as_str()
+        ));
+        for step in &t.steps {
+            let inputs: Vec<String> = step
+                .inputs
+                .iter()
+                .map(|i| format!("{} {}", i.name, i.value))
+                .collect();
+            out.push_str(&format!("\n  {} {}", step.test, step.outcome));
+            if !step.article.is_empty() {
+                out.push_str(&format!(" [{}]", step.article));
+            }
+            if !inputs.is_empty() {
+                out.push_str(&format!(" ({})", inputs.join("; ")));
+            }
         }
     }
     for w in &s.warnings {

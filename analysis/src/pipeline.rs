@@ -415,6 +415,10 @@ pub struct AnalysisSummary {
     /// The same file under a second rule set, when asked (`compare_rule_set`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
+    /// The decision trace of one row, when the command line asks for it (`--trace-row`; see
+    /// [`trace_row`]); runs never fill it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::DecisionTrace>,
     /// Things the user should know (ambiguous notation, empty identifiers, ...).
     pub warnings: Vec<String>,
 }
@@ -1790,6 +1794,7 @@ fn summarise(
             .compare_rule_set
             .as_ref()
             .map(|c| t.compare.comparison(engine.rules(), c, t.saving)),
+        trace: None,
         flags: t.flag_counts(),
         maturity,
         warnings,

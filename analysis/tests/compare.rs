@@ -32,6 +32,7 @@ fn args(name: &str, out: &str, compare: Option<&str>) -> AnalyzeArgs {
         max_file_mb: 20,
         maturity_unit: None,
         compare_ruleset: compare.map(str::to_string),
+        trace_row: None,
     }
 }
 

@@ -47,6 +47,7 @@ fn args(
         max_file_mb: 64,
         maturity_unit: None,
         compare_ruleset: None,
+        trace_row: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn args(name: &str, unit: Option<MaturityUnit>) -> AnalyzeArgs {
         max_file_mb: 20,
         maturity_unit: unit,
         compare_ruleset: None,
+        trace_row: None,
     }
 }
 
@@ -215,4 +216,28 @@ fn header_words_name_units() {
             .filter(|s| s.target != "Maturity")
             .all(|s| s.maturity_unit.is_none())
     );
+}
+
+#[test]
+fn the_command_line_traces_a_row() {
+    let mut a = args("pse_maturity_bare_en", None);
+    a.trace_row = Some(1);
+    let r = run_analyze(&a).unwrap();
+    // M01: 3 months, short-term under 116(3).
+    let t = r.summary.trace.as_ref().expect("a trace");
+    assert_eq!(t.applied_rule, "PSE_SHORT");
+    let text = analysis::cli::describe(&r);
+    assert!(
+        text.contains(
+            "original maturity <= 3 months? yes (the Maturity given taken as the original maturity)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("residual maturity (days) 91.31"), "{text}");
+    // A row that does not exist fails the command and leaves no output.
+    a.trace_row = Some(99);
+    a.output = a.output.with_file_name("trace-missing.csv");
+    let e = run_analyze(&a).unwrap_err().to_string();
+    assert_eq!(e, "row 99 does not exist: the file has 13 data rows");
+    assert!(!a.output.exists());
 }

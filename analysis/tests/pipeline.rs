@@ -73,6 +73,7 @@ fn cli_args(output: PathBuf) -> AnalyzeArgs {
         max_file_mb: 20,
         maturity_unit: None,
         compare_ruleset: None,
+        trace_row: None,
     }
 }
 
