@@ -24,6 +24,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(refresh))
         .routes(routes!(logout))
         .routes(routes!(me))
+        .routes(routes!(session))
         .routes(routes!(forgot_password))
         .routes(routes!(reset_password))
         .routes(routes!(accept_terms))
@@ -185,6 +186,40 @@ pub async fn logout(State(state): State<AppState>, jar: CookieJar) -> ApiResult<
 #[utoipa::path(get, path = "/auth/me", responses((status = 200, body = Me), (status = 401, body = crate::error::ErrorBody)))]
 pub async fn me(State(state): State<AppState>, user: AuthUser) -> ApiResult<axum::Json<Me>> {
     Ok(axum::Json(load_me(&state, &user.id).await?))
+}
+
+/// Whether the browser has a session, and whose.
+#[derive(Debug, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[ts(export)]
+pub struct SessionState {
+    /// The signed-in user, or none.
+    pub user: Option<Me>,
+}
+
+/// The session of this browser, restored on page load without an error when there is none: the
+/// access cookie's user, else the refresh cookie's (rotated, with new cookies), else no user.
+#[utoipa::path(get, path = "/auth/session", responses((status = 200, body = SessionState)))]
+pub async fn session(
+    State(state): State<AppState>,
+    jar: CookieJar,
+) -> ApiResult<(CookieJar, axum::Json<SessionState>)> {
+    if let Some(user) = auth::authenticate(&state, &jar).await? {
+        let me = load_me(&state, &user.id).await?;
+        return Ok((jar, axum::Json(SessionState { user: Some(me) })));
+    }
+    let presented = jar.get(auth::REFRESH_COOKIE).map(|c| c.value().to_owned());
+    if presented.is_some() {
+        match service::refresh(&state, presented.as_deref()).await {
+            Ok(tokens) => {
+                let me = load_me(&state, &tokens.user_id).await?;
+                let jar = with_session_cookies(&state, jar, tokens);
+                return Ok((jar, axum::Json(SessionState { user: Some(me) })));
+            }
+            Err(crate::error::ApiError::Unauthenticated) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((jar, axum::Json(SessionState { user: None })))
 }
 
 /// Forgot-password request.

@@ -1,5 +1,5 @@
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::helpers::*;
 
@@ -534,4 +534,36 @@ async fn role_changes_take_effect_at_once_and_are_audited() {
         viewer.json("/api/admin/outbox").await.0,
         StatusCode::FORBIDDEN
     );
+}
+
+#[tokio::test]
+async fn the_session_probe_answers_without_an_error_and_restores_from_the_refresh_cookie() {
+    let app = TestApp::spawn().await;
+    // Anonymous: no user, no error.
+    let (st, v) = app.client().await.json("/api/auth/session").await;
+    assert_eq!((st, v["user"].clone()), (StatusCode::OK, Value::Null));
+    // Signed in: the user.
+    let a = app.login(USER_A).await;
+    let (st, v) = a.json("/api/auth/session").await;
+    assert_eq!(
+        (st, v["user"]["email"].as_str()),
+        (StatusCode::OK, Some(USER_A))
+    );
+    // Only the refresh cookie left (the access token expired): the session is restored and the
+    // refresh token rotated.
+    let refresh = a.cookie("capopt_refresh").unwrap();
+    let b = app.client().await;
+    let url: reqwest::Url = format!("{}/api/auth/", app.base).parse().unwrap();
+    b.jar
+        .add_cookie_str(&format!("capopt_refresh={refresh}; Path=/api/auth"), &url);
+    let (st, v) = b.json("/api/auth/session").await;
+    assert_eq!(
+        (st, v["user"]["email"].as_str()),
+        (StatusCode::OK, Some(USER_A))
+    );
+    assert_ne!(b.cookie("capopt_refresh").unwrap(), refresh, "rotated");
+    // A signed-out session: no user again.
+    a.post_empty("/api/auth/logout").await;
+    let (st, v) = a.json("/api/auth/session").await;
+    assert_eq!((st, v["user"].clone()), (StatusCode::OK, Value::Null));
 }

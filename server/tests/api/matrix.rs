@@ -160,6 +160,7 @@ const ROUTES: &[Route] = &[
     // Signing out is idempotent: without a session it only clears the cookies.
     route("POST", "/api/auth/logout", Rule::Anyone, 204).ends_session(),
     route("GET", "/api/auth/me", Rule::SignedIn, 200),
+    route("GET", "/api/auth/session", Rule::Anyone, 200),
     route("POST", "/api/auth/forgot-password", Rule::Anyone, 202)
         .limited()
         .body(|_| Some(json!({"email": "nobody@example.com"}))),

@@ -20,15 +20,14 @@ const metrics = {
 
 function signedInAs(role: 'admin' | 'user' | 'viewer' | 'approver') {
   mockApi({
-    'GET /api/auth/me': () => json(200, makeUser({ role, name: role === 'admin' ? 'Alex' : 'Ana' })),
+    'GET /api/auth/session': () => json(200, { user: makeUser({ role, name: role === 'admin' ? 'Alex' : 'Ana' }) }),
     'GET /api/admin/dashboard/metrics': () => json(200, metrics),
   })
 }
 
 function anonymous() {
   return mockApi({
-    'GET /api/auth/me': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
-    'POST /api/auth/refresh': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+    'GET /api/auth/session': () => json(200, { user: null }),
   })
 }
 
@@ -65,9 +64,9 @@ describe('route guard', () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     mockApi({
-      'GET /api/auth/me': async () => {
+      'GET /api/auth/session': async () => {
         await gate
-        return json(200, makeUser())
+        return json(200, { user: makeUser() })
       },
     })
     renderRoutes(routes, '/client/home')
@@ -226,6 +225,7 @@ describe('a role change while the app is open', () => {
   it('reaches a screen with nothing live at once: an admin made a user leaves the admin area', async () => {
     let role: 'admin' | 'user' = 'admin'
     mockApi({
+      'GET /api/auth/session': () => json(200, { user: makeUser({ role, name: 'Alex' }) }),
       'GET /api/auth/me': () => json(200, makeUser({ role, name: 'Alex' })),
       'GET /api/admin/dashboard/metrics': () => json(200, metrics),
     })

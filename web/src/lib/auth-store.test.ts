@@ -11,68 +11,34 @@ afterEach(() => {
 })
 
 describe('session restore', () => {
-  it('becomes authenticated with the user from /api/auth/me', async () => {
-    mockApi({ 'GET /api/auth/me': () => json(200, makeUser({ role: 'approver' })) })
+  it('becomes authenticated with the user of the session', async () => {
+    mockApi({ 'GET /api/auth/session': () => json(200, { user: makeUser({ role: 'approver' }) }) })
     await useAuthStore.getState().restore()
     expect(useAuthStore.getState()).toMatchObject({ status: 'authenticated', user: { role: 'approver' }, error: null })
   })
 
-  it('becomes unauthenticated when there is no session', async () => {
-    mockApi({
-      'GET /api/auth/me': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
-      'POST /api/auth/refresh': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
-    })
+  it('becomes unauthenticated when there is no session, with one call and no 401', async () => {
+    const calls = mockApi({ 'GET /api/auth/session': () => json(200, { user: null }) })
     await useAuthStore.getState().restore()
     expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
+    expect(calls.map((c) => c.key)).toEqual(['GET /api/auth/session'])
   })
 
-  it('asks the server only once per browser when there is no session (no 401s on later page loads)', async () => {
-    const calls = mockApi({
-      'GET /api/auth/me': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
-      'POST /api/auth/refresh': () => json(401, { code: 'unauthenticated', message: 'Authentication required' }),
-    })
+  it('asks the server on every page load, so a sign-in made elsewhere is seen', async () => {
+    let user: ReturnType<typeof makeUser> | null = null
+    const calls = mockApi({ 'GET /api/auth/session': () => json(200, { user }) })
     await useAuthStore.getState().restore()
-    expect(calls).toHaveLength(2)
-    // The next page load: no probe; only the CSRF cookie the probe would have brought is fetched
-    // (a plain 200), so the visit's first sign-in is not refused.
-    const health = mockApi({ 'GET /api/health': () => json(200, { status: 'ok' }) })
-    useAuthStore.setState({ status: 'initializing', user: null, error: null })
-    await useAuthStore.getState().restore()
-    expect(useAuthStore.getState()).toMatchObject({ status: 'unauthenticated', user: null })
-    expect(calls).toHaveLength(2)
-    expect(health).toHaveLength(1)
-    // With the CSRF cookie there, nothing at all.
-    document.cookie = 'capopt_csrf=tok; path=/'
-    useAuthStore.setState({ status: 'initializing', user: null, error: null })
-    await useAuthStore.getState().restore()
-    expect(calls).toHaveLength(2)
-    expect(health).toHaveLength(1)
-  })
-
-  it('asks again once the user signed in, and after signing out stops asking', async () => {
-    useAuthStore.getState().clearSession()
-    const calls = mockApi({
-      'POST /api/auth/login': () => json(200, { user: makeUser() }),
-      'GET /api/auth/me': () => json(200, makeUser()),
-      'POST /api/auth/logout': () => noContent(),
-    })
-    await useAuthStore.getState().signIn('user@bank-a.example', 'Demo-Password-1')
+    expect(useAuthStore.getState().status).toBe('unauthenticated')
+    user = makeUser()
     useAuthStore.setState({ status: 'initializing', user: null, error: null })
     await useAuthStore.getState().restore()
     expect(useAuthStore.getState().status).toBe('authenticated')
-    expect(calls.map((c) => c.key)).toEqual(['POST /api/auth/login', 'GET /api/auth/me'])
-
-    await useAuthStore.getState().signOut()
-    document.cookie = 'capopt_csrf=tok; path=/'
-    useAuthStore.setState({ status: 'initializing', user: null, error: null })
-    await useAuthStore.getState().restore()
-    expect(useAuthStore.getState().status).toBe('unauthenticated')
-    expect(calls.map((c) => c.key)).toEqual(['POST /api/auth/login', 'GET /api/auth/me', 'POST /api/auth/logout'])
+    expect(calls).toHaveLength(2)
   })
 
   it('retries a failing server twice (after 1 s and 2 s) before reporting the error', async () => {
     vi.useFakeTimers()
-    const calls = mockApi({ 'GET /api/auth/me': () => json(503, { code: 'unavailable', message: 'Service unavailable' }) })
+    const calls = mockApi({ 'GET /api/auth/session': () => json(503, { code: 'unavailable', message: 'Service unavailable' }) })
     const done = useAuthStore.getState().restore()
     await vi.advanceTimersByTimeAsync(999)
     expect(calls).toHaveLength(1)
@@ -88,7 +54,7 @@ describe('session restore', () => {
     vi.useFakeTimers()
     let attempts = 0
     mockApi({
-      'GET /api/auth/me': () => (++attempts === 1 ? json(502, {}) : json(200, makeUser())),
+      'GET /api/auth/session': () => (++attempts === 1 ? json(502, {}) : json(200, { user: makeUser() })),
     })
     const done = useAuthStore.getState().restore()
     await vi.advanceTimersByTimeAsync(1000)
@@ -99,9 +65,9 @@ describe('session restore', () => {
   it('gives up with the timeout message when the server never answers', async () => {
     vi.useFakeTimers()
     mockApi({
-      'GET /api/auth/me': async () => {
+      'GET /api/auth/session': async () => {
         await delay('infinite')
-        return json(200, makeUser())
+        return json(200, { user: makeUser() })
       },
     })
     const done = useAuthStore.getState().restore()

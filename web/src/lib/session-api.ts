@@ -35,6 +35,15 @@ export async function getMe(options?: { timeoutMs?: number }): Promise<Me> {
   return toMe(await api.get<unknown>('/api/auth/me', options))
 }
 
+/**
+ * `GET /api/auth/session`: this browser's user, or null without a session. The server restores an
+ * expired access token from the refresh cookie itself, so a page load never meets a 401.
+ */
+export async function getSession(options?: { timeoutMs?: number }): Promise<Me | null> {
+  const body = await api.get<{ user: unknown }>('/api/auth/session', options)
+  return body && body.user ? toMe(body.user) : null
+}
+
 export async function login(email: string, password: string): Promise<Me> {
   const body = await api.post<unknown>('/api/auth/login', { email, password })
   const user = userFromBody(body)
