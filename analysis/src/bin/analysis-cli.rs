@@ -14,6 +14,8 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+// Parsed once per process: the size of the arguments does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Analyse an exposure file and write the processed file.
     Analyze(analysis::cli::AnalyzeArgs),
