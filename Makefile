@@ -15,7 +15,7 @@ RELEASE_BIN := $(CARGO_TARGET_DIR)/release/capopt
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
-.PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale check fmt types \
+.PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-e2e-pg test-collab-pg check fmt types \
         chromium services bench-analysis load-events load-collab clean-test-dbs
 
 help:
@@ -73,14 +73,25 @@ test-collab: web-deps
 	cargo test --workspace --no-run -q
 	cd web && CAPOPT_BIN=$(DEBUG_BIN) $(NPM) run test:collab
 
-# PostgreSQL and Redis must be up (see .ci/run for the commands that start them).
+# PostgreSQL and Redis must be up (see .ci/run for the commands that start them): the integration
+# suite on PostgreSQL and two instances through Redis, then the browser and collaboration tests
+# with every server on a fresh PostgreSQL database.
 test-scale: clean-test-dbs
 	TEST_DATABASE_URL=$(PG_URL) TEST_REDIS_URL=$(REDIS) cargo test -p server -- --include-ignored
+	$(MAKE) test-e2e-pg test-collab-pg
 	$(MAKE) clean-test-dbs
+
+test-e2e-pg: chromium web-build
+	cargo test --workspace --no-run -q
+	cd web && E2E_DATABASE_URL=$(PG_URL) CAPOPT_BIN=$(DEBUG_BIN) WEB_DIST=$(CURDIR)/web/dist $(NPM) run e2e
+
+test-collab-pg: web-deps
+	cargo test --workspace --no-run -q
+	cd web && E2E_DATABASE_URL=$(PG_URL) CAPOPT_BIN=$(DEBUG_BIN) $(NPM) run test:collab
 
 # Drops the per-test databases left by earlier runs (bounded: a database still in use is skipped).
 clean-test-dbs:
-	@psql "$(PG_URL)" -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'capopt_test_%'" 2>/dev/null | \
+	@psql "$(PG_URL)" -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'capopt_test_%' OR datname LIKE 'capopt_e2e_%'" 2>/dev/null | \
 	  while read db; do PGOPTIONS='-c lock_timeout=3s -c statement_timeout=10s' timeout 15 \
 	    psql "$(PG_URL)" -qc "DROP DATABASE IF EXISTS $$db" >/dev/null 2>&1; done; true
 

@@ -10,6 +10,8 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import WebSocket from 'ws'
+
+import { freshDatabase } from '../e2e/support/server.mjs'
 import { WebsocketProvider } from 'y-websocket'
 import * as Y from 'yjs'
 
@@ -72,6 +74,9 @@ export class Server {
   async start() {
     if (!this.dataDir) {
       this.dataDir = await mkdtemp(join(tmpdir(), 'capopt-collab-'))
+      // SQLite in the data directory, or a fresh PostgreSQL database with $E2E_DATABASE_URL; kept
+      // across restarts like the data directory.
+      this.database = freshDatabase(this.dataDir)
       this.port = await freePort()
       this.baseUrl = `http://127.0.0.1:${this.port}`
     }
@@ -81,6 +86,7 @@ export class Server {
       env: {
         ...process.env,
         DATA_DIR: this.dataDir,
+        ...(this.database.url ? { DATABASE_URL: this.database.url } : {}),
         SEED_DEMO: '1',
         DEMO_PASSWORD,
         PORT: String(this.port),
@@ -124,6 +130,7 @@ export class Server {
       clearTimeout(timer)
     }
     if (this.dataDir) await rm(this.dataDir, { recursive: true, force: true })
+    this.database?.drop()
   }
 }
 

@@ -1,5 +1,4 @@
 // Invitation sign-up, the blocking terms dialog and the password-age dialog, against the real server.
-import { execFileSync } from 'node:child_process'
 
 import { expect, test } from '@playwright/test'
 
@@ -107,10 +106,9 @@ test.describe('invitations and first-login dialogs', () => {
 
   test('forces a password change when the password is over a year old', async ({ browser }) => {
     // Age the viewer's password in the database (the server has no API for that, by design).
-    execFileSync('sqlite3', [
-      env.server.databasePath,
+    env.server.sql(
       `UPDATE users SET password_changed_at = '2020-01-01T00:00:00.000000Z' WHERE email = '${ACCOUNTS.viewer}'`,
-    ])
+    )
 
     const page = await newPage(browser, env.server.baseUrl)
     await login(page, ACCOUNTS.viewer)

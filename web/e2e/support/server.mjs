@@ -10,6 +10,37 @@ import { fileURLToPath } from 'node:url'
 
 const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
+/**
+ * The database of a test server: a fresh PostgreSQL database on the server of
+ * $E2E_DATABASE_URL when it is set (created here with psql, dropped at the end), else the SQLite
+ * file in the server's data directory.
+ */
+export function freshDatabase(dataDir) {
+  const base = process.env.E2E_DATABASE_URL
+  if (!base) {
+    const path = join(dataDir, 'capopt.db')
+    return {
+      url: undefined,
+      query: (sql) => execFileSync('sqlite3', [path, sql], { encoding: 'utf8' }),
+      drop: () => {},
+    }
+  }
+  const name = `capopt_e2e_${Math.random().toString(36).slice(2, 12)}`
+  execFileSync('psql', [base, '-qc', `CREATE DATABASE ${name}`])
+  const url = `${base.slice(0, base.lastIndexOf('/'))}/${name}`
+  return {
+    url,
+    query: (sql) => execFileSync('psql', [url, '-Atqc', sql], { encoding: 'utf8' }),
+    drop: () => {
+      try {
+        execFileSync('psql', [base, '-qc', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
+      } catch {
+        // Dropped by make clean-test-dbs later.
+      }
+    },
+  }
+}
+
 export const DEMO_PASSWORD = 'Demo-Password-1'
 export const ACCOUNTS = {
   admin: 'admin@example.com',
@@ -62,6 +93,7 @@ export async function startServer() {
   if (!existsSync(join(webDist, 'index.html'))) throw new Error(`built web app not found in ${webDist} (run npm run build)`)
 
   const dataDir = await mkdtemp(join(tmpdir(), 'capopt-e2e-'))
+  const database = freshDatabase(dataDir)
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
   const output = []
@@ -69,6 +101,7 @@ export async function startServer() {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
       SEED_DEMO: '1',
       DEMO_PASSWORD,
       PORT: String(port),
@@ -87,13 +120,15 @@ export async function startServer() {
   } catch (error) {
     child.kill('SIGKILL')
     await rm(dataDir, { recursive: true, force: true })
+    database.drop()
     throw error
   }
 
   return {
     baseUrl,
     dataDir,
-    databasePath: join(dataDir, 'capopt.db'),
+    /** Runs one SQL statement on the server's database (SQLite or PostgreSQL); its output rows. */
+    sql: database.query,
     output,
     async stop() {
       if (child.exitCode === null) {
@@ -104,18 +139,19 @@ export async function startServer() {
         clearTimeout(timer)
       }
       await rm(dataDir, { recursive: true, force: true })
+      database.drop()
     },
   }
 }
 
 /**
- * The latest mail to `email`, read from the outbox table of the server's SQLite database (the
+ * The latest mail to `email`, read from the outbox table of the server's database (the
  * operator's view: admins see the links' tokens masked). Waits up to 5 s for it.
  */
 export async function lastMailTo(server, email) {
   const sql = `SELECT body FROM outbox WHERE to_addr = '${email.replaceAll("'", "''")}' ORDER BY created_at DESC LIMIT 1`
   for (let i = 0; i < 50; i++) {
-    const body = execFileSync('sqlite3', [server.databasePath, sql], { encoding: 'utf8' })
+    const body = server.sql(sql)
     if (body.trim()) return { body }
     await new Promise((r) => setTimeout(r, 100))
   }
