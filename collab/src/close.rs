@@ -19,7 +19,8 @@ pub const NOT_FOUND: u16 = 4404;
 /// Nothing was received from the peer within the idle timeout (clients renew their awareness
 /// every 15 s, so a live client is never idle that long).
 pub const IDLE_TIMEOUT: u16 = 4408;
-/// The peer did not read its frames fast enough: its bounded outbound queue overflowed.
+/// The peer did not read its frames fast enough: its bounded outbound queue overflowed and it
+/// stayed behind (queue not drained to half) for more than 10 s.
 pub const SLOW_CONSUMER: u16 = 4409;
 /// A received frame exceeded the maximum frame size ([`crate::HubConfig::max_frame_bytes`]).
 pub const MESSAGE_TOO_LARGE: u16 = 4413;

@@ -235,7 +235,17 @@ struct Conn {
     out: Outbound,
     close: Option<oneshot::Sender<CloseReason>>,
     clients: HashSet<ClientID>,
+    /// Set while the connection is behind: its queue overflowed, so updates are no longer
+    /// queued for it. Holds what it is known to have (the document's state vector when it
+    /// fell behind, raised by its own updates since) and when it fell behind. When its queue
+    /// has drained it gets what it lacks as one diff; past `BEHIND_LIMIT` it is closed.
+    behind: Option<(StateVector, Instant)>,
 }
+
+/// How often a connection that is behind is checked for a drained queue.
+const BEHIND_CHECK: Duration = Duration::from_millis(20);
+/// A connection behind for longer than this is closed with 4409 (it resyncs on reconnect).
+const BEHIND_LIMIT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Exit {
@@ -327,6 +337,7 @@ struct DocTask {
     resync_inflight: bool,
     resync_again: bool,
     resync_at: Option<Instant>,
+    behind_check_at: Option<Instant>,
     last_resync: Option<Instant>,
     tasks: FuturesUnordered<BoxFuture<'static, TaskEvent>>,
     tick: Duration,
@@ -481,6 +492,7 @@ async fn load(
         resync_inflight: false,
         resync_again: false,
         resync_at: None,
+        behind_check_at: None,
         last_resync: None,
         tasks: FuturesUnordered::new(),
         tick,
@@ -560,6 +572,7 @@ impl DocTask {
             self.retry_at,
             self.resubscribe_at,
             self.resync_at,
+            self.behind_check_at,
         ]
         .into_iter()
         .flatten()
@@ -599,6 +612,7 @@ impl DocTask {
                         out,
                         close: Some(close),
                         clients: HashSet::new(),
+                        behind: None,
                     },
                 );
                 self.idle_since = None;
@@ -739,19 +753,28 @@ impl DocTask {
         // the document held pending structs: then the same transaction may integrate other
         // clients' changes too, and the sender must get those.
         let had_pending = self.doc().transact().has_missing_updates();
+        let before = self.doc().transact().state_vector();
+        if let Source::Local(Some(origin)) = source
+            && let Some(c) = self.conns.get_mut(&origin)
+            && let Some((sv, _)) = c.behind.as_mut()
+        {
+            // What a lagging connection sends, it holds: not part of its catch-up diff.
+            sv.merge(update.state_vector());
+        }
         let res = self.doc().transact_mut().apply_update(update);
         for u in self.take_captured() {
             match source {
                 Source::Local(origin) => {
                     let u = Bytes::from(u);
-                    self.broadcast(
+                    self.broadcast_update(
                         if had_pending { None } else { origin },
                         protocol::update(&u),
+                        &before,
                     );
                     self.publish(Body::Update(u.clone()));
                     self.pending.push(u);
                 }
-                Source::Remote => self.broadcast(None, protocol::update(&u)),
+                Source::Remote => self.broadcast_update(None, protocol::update(&u), &before),
             }
         }
         self.check_missing();
@@ -770,15 +793,83 @@ impl DocTask {
         }
     }
 
-    fn broadcast(&mut self, except: Option<u64>, frame: Bytes) {
-        let mut slow = Vec::new();
-        for (id, c) in &self.conns {
-            if Some(*id) != except && c.out.push(frame.clone()).is_err() {
-                slow.push(*id);
+    /// Sends an update frame to every connection but `except`, skipping connections that are
+    /// behind (they get one diff when they drain). A connection whose queue overflows is marked
+    /// behind with `before`, the document's state vector before this update: it has (or has
+    /// queued) everything up to there.
+    fn broadcast_update(&mut self, except: Option<u64>, frame: Bytes, before: &StateVector) {
+        let now = Instant::now();
+        let mut fell_behind = false;
+        for (id, c) in self.conns.iter_mut() {
+            if Some(*id) == except || c.behind.is_some() {
+                continue;
+            }
+            if c.out.push(frame.clone()).is_err() {
+                if c.out.tx.is_closed() {
+                    continue; // gone: housekeeping removes it
+                }
+                c.behind = Some((before.clone(), now));
+                fell_behind = true;
             }
         }
-        for id in slow {
+        if fell_behind && self.behind_check_at.is_none() {
+            self.behind_check_at = Some(now + BEHIND_CHECK);
+        }
+    }
+
+    /// Catches up connections that were behind and whose queue has drained to half its byte
+    /// budget: one update holding what each lacks (a diff from its state vector), sent once.
+    /// A connection behind past `BEHIND_LIMIT` is closed with 4409.
+    fn check_behind(&mut self, now: Instant) {
+        self.behind_check_at = None;
+        let mut close = Vec::new();
+        let mut still_behind = false;
+        let doc = self.doc().clone();
+        for (id, c) in self.conns.iter_mut() {
+            let Some((sv, since)) = c.behind.as_ref() else {
+                continue;
+            };
+            if c.out.queued.load(Ordering::Acquire) <= c.out.max_bytes / 2
+                && c.out.tx.capacity() > c.out.tx.max_capacity() / 2
+            {
+                let diff = doc.transact().encode_diff_v1(sv);
+                if c.out.push(protocol::update(&diff)).is_ok() {
+                    c.behind = None;
+                } else {
+                    close.push(*id);
+                }
+            } else if now.duration_since(*since) > BEHIND_LIMIT {
+                close.push(*id);
+            } else {
+                still_behind = true;
+            }
+        }
+        for id in close {
             self.remove_conn(id, Some(CloseReason::SLOW_CONSUMER));
+        }
+        if still_behind {
+            self.behind_check_at = Some(now + BEHIND_CHECK);
+        }
+    }
+
+    /// Sends a non-update frame (awareness) to every connection but `except`. A connection that
+    /// is behind is skipped (awareness states are renewed every 15 s); one whose queue
+    /// overflows is marked behind.
+    fn broadcast(&mut self, except: Option<u64>, frame: Bytes) {
+        let sv = self.doc().transact().state_vector();
+        let now = Instant::now();
+        let mut fell_behind = false;
+        for (id, c) in self.conns.iter_mut() {
+            if Some(*id) == except || c.behind.is_some() {
+                continue;
+            }
+            if c.out.push(frame.clone()).is_err() && !c.out.tx.is_closed() {
+                c.behind = Some((sv.clone(), now));
+                fell_behind = true;
+            }
+        }
+        if fell_behind && self.behind_check_at.is_none() {
+            self.behind_check_at = Some(now + BEHIND_CHECK);
         }
     }
 
@@ -1262,6 +1353,9 @@ impl DocTask {
         if self.resync_at.is_some_and(|t| t <= now) {
             self.resync_at = None;
             self.request_resync();
+        }
+        if self.behind_check_at.is_some_and(|t| t <= now) {
+            self.check_behind(now);
         }
         if self.resubscribe_at.is_some_and(|t| t <= now) && !self.subscribing {
             self.resubscribe_at = None;

@@ -525,10 +525,116 @@ async fn a_slow_consumer_is_disconnected() {
         settle(5).await;
         a.pump(usize::MAX);
     }
+    // behind, not closed at once: closed only once it stays behind past the limit (10 s)
     settle(100).await;
+    assert!(
+        !stuck.is_finished(),
+        "a lagging connection is given time to drain"
+    );
+    settle(10_500).await;
     assert!(stuck.is_finished());
     assert_eq!(stuck.await.unwrap().code, close::SLOW_CONSUMER);
     assert!(a.connected(), "the fast client is unaffected");
+}
+
+/// A connection whose peer stops reading for a while falls behind; when its queue drains it
+/// gets what it lacks as one diff (once), never an update it already holds, and the fast
+/// connections receive every update, each once, while it lags.
+#[tokio::test(start_paused = true)]
+async fn a_lagging_connection_is_caught_up_with_one_diff_and_never_gets_duplicates() {
+    use yrs::updates::decoder::Decode;
+    let (hub, _store) = hub_with_doc(HubConfig {
+        outbound_queue_frames: 8,
+        ..config()
+    })
+    .await;
+    // the slow peer: its sink accepts frames only while the gate is open
+    let (gate_tx, gate) = tokio::sync::watch::channel(false);
+    let (to_server, rx) =
+        tokio::sync::mpsc::unbounded_channel::<Result<Bytes, std::convert::Infallible>>();
+    let (tx, mut from_server) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+    let stream: ServerStream = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|m| (m, rx))
+    }));
+    let sink = Box::pin(futures_util::sink::unfold(
+        (tx, gate),
+        |(tx, mut gate), frame: Bytes| async move {
+            let _ = gate.wait_for(|open| *open).await;
+            tx.send(frame).map_err(|_| ())?;
+            Ok::<_, ()>((tx, gate))
+        },
+    ));
+    let h = hub.clone();
+    let slow = tokio::spawn(async move {
+        h.serve_connection("r1", Access::ReadOnly, stream, sink)
+            .await
+    });
+    let slow_doc = yrs::Doc::new();
+    to_server
+        .send(Ok(protocol::sync_step1(&state_vector(&slow_doc))))
+        .unwrap();
+    settle(50).await;
+
+    let mut a = Client::new("a", Access::ReadWrite);
+    let mut b = Client::new("b", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    b.connect(&hub, "r1");
+    let mut cs = [a, b];
+    pump_until_quiet(&mut cs).await;
+    let [mut a, mut b] = cs;
+    let mut b_updates = 0;
+    for i in 0..60 {
+        a.edit(insert(&format!("{i} "), 0));
+        settle(5).await;
+        a.pump(usize::MAX);
+        b_updates += b.pump(usize::MAX);
+    }
+    settle(100).await;
+    b_updates += b.pump(usize::MAX);
+    assert_eq!(
+        b_updates, 60,
+        "the fast client got each update once, while the slow one lagged"
+    );
+    assert!(
+        !slow.is_finished(),
+        "the lagging connection is not closed yet"
+    );
+
+    // the slow peer reads again: it drains its queue, then gets one catch-up diff
+    gate_tx.send(true).unwrap();
+    settle(200).await;
+    let mut frames = 0;
+    let mut useless = 0;
+    while let Ok(frame) = from_server.try_recv() {
+        for msg in protocol::decode_frame(&frame).unwrap() {
+            if let protocol::Inbound::SyncStep2(u) | protocol::Inbound::Update(u) = msg {
+                frames += 1;
+                let sv_before = state_vector(&slow_doc);
+                slow_doc
+                    .transact_mut()
+                    .apply_update(yrs::Update::decode_v1(&u).unwrap())
+                    .unwrap();
+                if state_vector(&slow_doc) == sv_before {
+                    useless += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(
+        useless, 0,
+        "no update the slow connection already held was sent again"
+    );
+    assert!(
+        frames < 60,
+        "the missing updates came merged ({frames} update frames)"
+    );
+    assert_eq!(
+        view(&slow_doc),
+        view(&a.doc),
+        "the slow connection converged"
+    );
+    assert!(!slow.is_finished());
+    drop(to_server);
 }
 
 #[tokio::test(start_paused = true)]
