@@ -60,6 +60,8 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, element: <Navigate to={paths.client.home.getHref()} replace /> },
               { path: paths.client.home.path, lazy: () => import('./routes/client/home'), handle: { title: 'Home' } },
+              { path: paths.client.files.path, lazy: () => import('./routes/client/files'), handle: { title: 'Our Files' } },
+              { path: paths.client.fileProcessor.path, lazy: () => import('./routes/client/file-processor'), handle: { title: 'File Processor' } },
               { path: paths.client.board.path, lazy: () => import('./routes/client/board'), handle: { title: 'Task Board' } },
               { path: paths.client.reports.path, lazy: () => import('./routes/client/report-generator'), handle: { title: 'Report Generator' } },
               { path: paths.client.reportEditor.path, lazy: () => import('./routes/client/report-editor'), handle: { title: 'Report Editor' } },

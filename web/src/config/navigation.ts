@@ -1,5 +1,5 @@
 import type { Role } from '@/api/types/Role'
-import { FileText, LayoutDashboard, Home, type LucideIcon } from 'lucide-react'
+import { FileText, FolderOpen, LayoutDashboard, Home, UploadCloud, type LucideIcon } from 'lucide-react'
 
 import { KanbanSquare } from 'lucide-react'
 
@@ -27,6 +27,8 @@ export const adminNavigation: NavGroup[] = [
     // Client-scoped screens; administrators choose the client there (the client switcher).
     label: 'Regular Features',
     items: [
+      { label: 'Our Files', href: paths.client.files.getHref(), icon: FolderOpen, clientScoped: true },
+      { label: 'File Processor', href: paths.client.fileProcessor.getHref(), icon: UploadCloud, clientScoped: true },
       { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText, clientScoped: true },
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare, clientScoped: true },
     ],
@@ -39,6 +41,8 @@ export const clientNavigation: NavGroup[] = [
     label: 'Navigation',
     items: [
       { label: 'Home', href: paths.client.home.getHref(), icon: Home },
+      { label: 'Our Files', href: paths.client.files.getHref(), icon: FolderOpen },
+      { label: 'File Processor', href: paths.client.fileProcessor.getHref(), icon: UploadCloud },
       { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText },
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare },
     ],

@@ -24,6 +24,11 @@ export const paths = {
     root: { path: '/client', getHref: () => '/client' },
     home: { path: '/client/home', getHref: () => '/client/home' },
     board: { path: '/client/board', getHref: () => '/client/board' },
+    files: { path: '/client/files', getHref: () => '/client/files' },
+    fileProcessor: {
+      path: '/client/file-processor',
+      getHref: (mode?: 'manual' | 'enhanced-ai') => (mode ? `/client/file-processor?mode=${mode}` : '/client/file-processor'),
+    },
     reports: { path: '/client/report-generator', getHref: () => '/client/report-generator' },
     reportEditor: {
       path: '/client/report-generator/edit/:reportId',

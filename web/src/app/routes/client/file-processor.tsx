@@ -1,0 +1,5 @@
+import { FileProcessor } from '@/features/files/components/file-processor'
+
+export function Component() {
+  return <FileProcessor />
+}

@@ -1,0 +1,74 @@
+import { EMPTY_VALUE, formatBps, formatEur } from '@/lib/format'
+
+import type { ClientFile, RunSnapshot, RunStage } from '../api'
+
+const millionsFormatter = new Intl.NumberFormat('es-ES', { minimumFractionDigits: 1, maximumFractionDigits: 1 })
+
+/** Savings in millions of euros with one decimal, as the results panel shows them: `12,3 M€`. */
+export function formatMillionsEur(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return EMPTY_VALUE
+  return `${millionsFormatter.format(value / 1e6)} M€`
+}
+
+/** RWAs in euros without decimals (the files table). */
+export const formatRwas = (value: number | null | undefined) => formatEur(value)
+
+/** Basis points with two decimals and the unit: `12,35 bps`. */
+export function formatBpsUnit(value: number | null | undefined): string {
+  const text = formatBps(value)
+  return text === EMPTY_VALUE ? text : `${text} bps`
+}
+
+/** A confidence in [0, 1] as a percentage with one decimal: `87.5%` (the spec's UI form). */
+export function formatConfidence(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return EMPTY_VALUE
+  return `${(value * 100).toFixed(1)}%`
+}
+
+/** The label of a run stage. */
+export function stageLabel(stage: RunStage): string {
+  return {
+    queued: 'Queued',
+    reading: 'Reading the file',
+    classifying: 'Classifying the lever',
+    mapping: 'Mapping columns',
+    evaluating: 'Analysing exposures',
+    writing: 'Writing the optimized file',
+    recording: 'Updating the file record',
+    done: 'Done',
+  }[stage]
+}
+
+/** A run's progress line: stage, percent and the rows read and evaluated, from the run's own figures. */
+export function runProgressText(run: RunSnapshot): string {
+  const parts = [`${stageLabel(run.stage)} · ${Math.round(run.percent)}%`]
+  if (run.rowsTotal !== null && run.rowsTotal > 0) parts.push(`${run.rowsDone.toLocaleString('es-ES')} of ${run.rowsTotal.toLocaleString('es-ES')} rows`)
+  else if (run.rowsRead > 0) parts.push(`${run.rowsRead.toLocaleString('es-ES')} rows read`)
+  return parts.join(' · ')
+}
+
+export type FileStatusView = { label: string; tone: 'green' | 'slate' | 'amber' | 'blue' | 'red'; detail?: string }
+
+/**
+ * What the Status column says: Processed, Uploaded (a lever, not processed) or Pending Lever (no
+ * lever), and while a run is under way or ended badly, the run's state.
+ */
+export function fileStatusView(file: ClientFile): FileStatusView {
+  const run = file.latestRun
+  if (file.status === 'queued' || run?.state === 'queued') return { label: 'Queued', tone: 'blue' }
+  if (file.status === 'processing' || run?.state === 'running') {
+    return { label: run ? `Processing ${Math.round(run.percent)}%` : 'Processing', tone: 'blue' }
+  }
+  if (file.status === 'pending_review') return { label: 'Pending Validation', tone: 'amber', detail: 'Results pending admin validation.' }
+  if (file.status === 'failed') return { label: 'Failed', tone: 'red', detail: file.processingError ?? run?.error ?? undefined }
+  if (file.processed) return { label: 'Processed', tone: 'green' }
+  if (!file.leverId) return { label: 'Pending Lever', tone: 'amber', detail: 'This file is pending lever assignment by an administrator' }
+  return { label: 'Uploaded', tone: 'slate' }
+}
+
+/** Files waiting on someone: no lever yet, or results pending validation. */
+export function pendingCounts(files: readonly ClientFile[]): { lever: number; validation: number; total: number } {
+  const lever = files.filter((f) => !f.leverId && f.status !== 'pending_review').length
+  const validation = files.filter((f) => f.status === 'pending_review').length
+  return { lever, validation, total: lever + validation }
+}
