@@ -72,6 +72,25 @@ pub struct Config {
     /// Log as JSON lines.
     #[arg(long, env = "LOG_JSON", default_value = "0", value_parser = parse_flag)]
     pub log_json: bool,
+    /// Largest accepted upload, in megabytes (10^6 bytes).
+    #[arg(long, env = "MAX_UPLOAD_MB", default_value_t = 20)]
+    pub max_upload_mb: u64,
+    /// S3 bucket for uploaded and processed files. Files are kept under `DATA_DIR/objects` when
+    /// absent.
+    #[arg(long, env = "S3_BUCKET")]
+    pub s3_bucket: Option<String>,
+    /// Endpoint of an S3-compatible service (`http://127.0.0.1:9000`); AWS when absent.
+    #[arg(long, env = "S3_ENDPOINT")]
+    pub s3_endpoint: Option<String>,
+    /// S3 region (`us-east-1` when absent).
+    #[arg(long, env = "S3_REGION")]
+    pub s3_region: Option<String>,
+    /// S3 access key id.
+    #[arg(long, env = "S3_ACCESS_KEY_ID", hide_env_values = true)]
+    pub s3_access_key_id: Option<String>,
+    /// S3 secret access key.
+    #[arg(long, env = "S3_SECRET_ACCESS_KEY", hide_env_values = true)]
+    pub s3_secret_access_key: Option<String>,
 }
 
 fn parse_flag(s: &str) -> Result<bool, String> {
@@ -123,6 +142,12 @@ impl Config {
             trusted_proxies: vec![],
             client_ip_header: None,
             log_json: false,
+            max_upload_mb: 20,
+            s3_bucket: None,
+            s3_endpoint: None,
+            s3_region: None,
+            s3_access_key_id: None,
+            s3_secret_access_key: None,
         }
     }
 }

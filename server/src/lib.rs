@@ -27,6 +27,7 @@ pub mod realtime;
 pub mod seed;
 pub mod service;
 pub mod state;
+pub mod storage;
 #[cfg(test)]
 mod tidy;
 pub mod validate;
@@ -50,6 +51,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     };
     let mailer = mail::Mailer::new(config.smtp_url.as_deref(), &config.mail_from)?;
     let collab = docs::build_hub(&config, &db).await?;
+    let storage = storage::Storage::from_config(&config)?;
     let state = AppState {
         db,
         keys: Arc::new(auth::tokens::Keys::new(&secret)),
@@ -59,6 +61,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         config: Arc::new(config),
         hub: realtime::Hub::new(),
         doc_sessions: docs::DocSessions::default(),
+        storage,
     };
     realtime::start(&state).await?;
     let limits = state.limits.clone();

@@ -29,6 +29,8 @@ pub struct AppState {
     pub hub: Hub,
     /// The open document sockets and the sessions behind them.
     pub doc_sessions: crate::docs::DocSessions,
+    /// Stored originals and processed outputs.
+    pub storage: crate::storage::Storage,
 }
 
 impl AppState {
