@@ -116,6 +116,10 @@ id_type!(
     /// A task category.
     CategoryId
 );
+id_type!(
+    /// A processing run of a client's file.
+    RunId
+);
 
 #[cfg(test)]
 mod tests {

@@ -12,6 +12,7 @@ pub mod board;
 pub mod clients;
 pub mod misc;
 pub mod reports;
+pub mod runs;
 pub mod sessions;
 pub mod users;
 

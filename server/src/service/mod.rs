@@ -16,6 +16,7 @@ pub mod clients;
 pub mod dashboard;
 pub mod invitations;
 pub mod reports;
+pub mod runs;
 pub mod users;
 pub mod waitlist;
 

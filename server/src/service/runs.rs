@@ -1,0 +1,453 @@
+//! Processing runs: a run of the analysis engine over one of a client's files, as domain data
+//! (state, stage, progress, result, cancel). Uploads queue them ([`enqueue`], inside the upload's
+//! transaction); the workers of `jobs::runs` claim, run and complete them; the API reads them
+//! ([`get`], [`list`]) and cancels them ([`cancel`]).
+//!
+//! States: `queued` → `running` → `completed` | `failed` | `pending_review` | `cancelled` (a
+//! queued run can be cancelled at once). Stages: `queued`, `reading`, `classifying`, `mapping`,
+//! `evaluating`, `writing`, `recording`, `done`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sqlx::AnyConnection;
+
+use crate::access::Need;
+use crate::db::runs::{self as db, RunRow};
+use crate::error::{ApiError, ApiResult};
+use crate::ids::{ClientId, RunId, UserId};
+use crate::realtime::Topic;
+use crate::service::{Actor, scope_of};
+use crate::state::AppState;
+
+/// Claims a run gets before it fails (an instance died holding it each time).
+pub const MAX_ATTEMPTS: i64 = 3;
+/// Runs listed by [`list`].
+pub const LIST_LIMIT: i64 = 50;
+
+/// How a file is processed.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[ts(export)]
+pub enum RunMode {
+    /// The user picks the lever and maps the columns.
+    #[serde(rename = "manual")]
+    Manual,
+    /// The run classifies the lever and maps the columns itself.
+    #[serde(rename = "enhanced-ai")]
+    EnhancedAi,
+}
+
+impl RunMode {
+    /// The stored (and wire) name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunMode::Manual => "manual",
+            RunMode::EnhancedAi => "enhanced-ai",
+        }
+    }
+
+    fn parse(s: &str) -> RunMode {
+        if s == "manual" {
+            RunMode::Manual
+        } else {
+            RunMode::EnhancedAi
+        }
+    }
+}
+
+/// Where a run is in its life.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum RunState {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker holds it.
+    Running,
+    /// Done: the file's results and the client's savings are written.
+    Completed,
+    /// Ended with an error (`error` says why).
+    Failed,
+    /// Enhanced AI was not confident enough of the lever (below 0.7): zero savings until
+    /// someone reviews the file.
+    PendingReview,
+    /// Cancelled by a user.
+    Cancelled,
+}
+
+impl RunState {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Queued => "queued",
+            RunState::Running => "running",
+            RunState::Completed => "completed",
+            RunState::Failed => "failed",
+            RunState::PendingReview => "pending_review",
+            RunState::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(s: &str) -> Option<RunState> {
+        Some(match s {
+            "queued" => RunState::Queued,
+            "running" => RunState::Running,
+            "completed" => RunState::Completed,
+            "failed" => RunState::Failed,
+            "pending_review" => RunState::PendingReview,
+            "cancelled" => RunState::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// Whether the run has ended.
+    pub fn is_final(self) -> bool {
+        !matches!(self, RunState::Queued | RunState::Running)
+    }
+}
+
+/// What a running run is doing.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum RunStage {
+    /// Not started.
+    Queued,
+    /// Reading the file.
+    Reading,
+    /// Classifying the lever (enhanced AI).
+    Classifying,
+    /// Mapping the columns.
+    Mapping,
+    /// Evaluating the rows.
+    Evaluating,
+    /// Writing the processed file.
+    Writing,
+    /// Recording the results and savings.
+    Recording,
+    /// Ended.
+    Done,
+}
+
+impl RunStage {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStage::Queued => "queued",
+            RunStage::Reading => "reading",
+            RunStage::Classifying => "classifying",
+            RunStage::Mapping => "mapping",
+            RunStage::Evaluating => "evaluating",
+            RunStage::Writing => "writing",
+            RunStage::Recording => "recording",
+            RunStage::Done => "done",
+        }
+    }
+
+    /// Parses a stored name (unknown: queued).
+    pub fn parse(s: &str) -> RunStage {
+        match s {
+            "reading" => RunStage::Reading,
+            "classifying" => RunStage::Classifying,
+            "mapping" => RunStage::Mapping,
+            "evaluating" => RunStage::Evaluating,
+            "writing" => RunStage::Writing,
+            "recording" => RunStage::Recording,
+            "done" => RunStage::Done,
+            _ => RunStage::Queued,
+        }
+    }
+}
+
+/// The run's own checks of its output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RunChecks {
+    /// Rows the engine could not evaluate.
+    #[ts(type = "number")]
+    pub error_rows: u64,
+    /// Values that could not be read (amounts, weights, maturities).
+    #[ts(type = "number")]
+    pub unreadable_values: u64,
+    /// Rows carrying an engine flag.
+    #[ts(type = "number")]
+    pub flagged_rows: u64,
+    /// Whether the row totals add up (matched + not matched + errors = rows; the RWA saving
+    /// equals RWAs before minus after).
+    pub totals_reconciled: bool,
+}
+
+/// What a finished run found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RunResult {
+    /// The lever analysed (chosen or classified).
+    pub lever_id: Option<String>,
+    /// Its name.
+    pub lever_name: Option<String>,
+    /// RWA reduction.
+    pub savings_rwas: f64,
+    /// CET1 basis points, through the one bps function and the client's figures (0 without
+    /// them).
+    pub savings_bps: f64,
+    /// Classification confidence (enhanced AI).
+    pub confidence: Option<f64>,
+    /// Data rows.
+    #[ts(type = "number")]
+    pub rows: u64,
+    /// Rows matched.
+    #[ts(type = "number")]
+    pub matched: u64,
+    /// Rows not matched.
+    #[ts(type = "number")]
+    pub not_matched: u64,
+    /// Rows in error.
+    #[ts(type = "number")]
+    pub errors: u64,
+    /// Standard columns mapped.
+    #[ts(type = "number")]
+    pub mapped_columns: u64,
+    /// The classifier's evidence (JSON), in enhanced-AI mode.
+    #[ts(type = "unknown | null")]
+    pub classification: Option<serde_json::Value>,
+    /// The run's checks.
+    pub checks: RunChecks,
+}
+
+/// A run as screens show it; also the payload of `run.progress`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RunSnapshot {
+    /// Id.
+    pub id: RunId,
+    /// Client.
+    pub client_id: ClientId,
+    /// File.
+    pub file_id: String,
+    /// Mode.
+    pub mode: RunMode,
+    /// State.
+    pub state: RunState,
+    /// Stage.
+    pub stage: RunStage,
+    /// Rows read so far.
+    #[ts(type = "number")]
+    pub rows_read: i64,
+    /// Data rows in the file, when known before the end (CSV: its lines less the header).
+    #[ts(type = "number | null")]
+    pub rows_total: Option<i64>,
+    /// Rows evaluated.
+    #[ts(type = "number")]
+    pub rows_done: i64,
+    /// Rows matched so far.
+    #[ts(type = "number")]
+    pub rows_matched: i64,
+    /// 0..100.
+    pub percent: f64,
+    /// The run's event sequence: apply only events with a greater `seq` than a snapshot's.
+    #[ts(type = "number")]
+    pub seq: i64,
+    /// Claims so far (more than 1 after an instance died holding it).
+    #[ts(type = "number")]
+    pub attempts: i64,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Queued at.
+    pub created_at: String,
+    /// Started at.
+    pub started_at: Option<String>,
+    /// Ended at.
+    pub finished_at: Option<String>,
+    /// The result, once completed (or pending review).
+    pub result: Option<RunResult>,
+}
+
+/// The share of the work done, from the stage and the rows (a stage's weight, rows within the
+/// evaluating stage). Never 100 before the run has ended.
+pub fn percent(state: RunState, stage: RunStage, rows_done: i64, rows_total: Option<i64>) -> f64 {
+    if state.is_final() {
+        return 100.0;
+    }
+    let p = match stage {
+        RunStage::Queued => 0.0,
+        RunStage::Reading => 2.0,
+        RunStage::Classifying => 4.0,
+        RunStage::Mapping => 6.0,
+        RunStage::Evaluating => match rows_total {
+            Some(t) if t > 0 => 8.0 + 84.0 * (rows_done as f64 / t as f64).min(1.0),
+            _ => 8.0,
+        },
+        RunStage::Writing => 93.0,
+        RunStage::Recording => 97.0,
+        RunStage::Done => 99.0,
+    };
+    (p * 10.0).round() / 10.0
+}
+
+impl RunSnapshot {
+    /// The snapshot of a stored run.
+    pub fn from_row(r: &RunRow) -> RunSnapshot {
+        let state = RunState::parse(&r.state).unwrap_or(RunState::Failed);
+        let stage = RunStage::parse(&r.stage);
+        RunSnapshot {
+            id: r.id.clone().into(),
+            client_id: r.client_id.clone().into(),
+            file_id: r.file_id.clone(),
+            mode: RunMode::parse(&r.mode),
+            state,
+            stage,
+            rows_read: r.rows_read,
+            rows_total: r.rows_total,
+            rows_done: r.rows_done,
+            rows_matched: r.rows_matched,
+            percent: percent(state, stage, r.rows_done, r.rows_total),
+            seq: r.seq,
+            attempts: r.attempts,
+            error: r.error.clone(),
+            created_at: r.created_at.clone(),
+            started_at: r.started_at.clone(),
+            finished_at: r.finished_at.clone(),
+            result: r
+                .result
+                .as_deref()
+                .and_then(|s| serde_json::from_str(s).ok()),
+        }
+    }
+}
+
+/// A run to queue (from an upload).
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    /// The client.
+    pub client_id: ClientId,
+    /// The file (`client_files.id`).
+    pub file_id: String,
+    /// Who asked.
+    pub user_id: UserId,
+    /// The mode.
+    pub mode: RunMode,
+    /// The lever (manual mode; `None`: the run classifies).
+    pub lever_id: Option<String>,
+    /// Standard column to the file's column.
+    pub mapping: Option<BTreeMap<String, String>>,
+    /// `decimal` or `percent` (the user's override).
+    pub risk_weight_format: Option<String>,
+    /// `days`, `months` or `years` (the user's override).
+    pub maturity_unit: Option<String>,
+}
+
+/// The options stored with a run (JSON in `processing_runs.options`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOptions {
+    /// Standard column to the file's column.
+    pub mapping: Option<BTreeMap<String, String>>,
+    /// `decimal` or `percent`.
+    pub risk_weight_format: Option<String>,
+    /// `days`, `months` or `years`.
+    pub maturity_unit: Option<String>,
+}
+
+/// Wakes this instance's workers early (a hint: they poll anyway).
+pub static WAKE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Queues a run of a file, in the caller's transaction (the upload's): the run exists exactly
+/// when the file does. Refuses unknown option values with a clear message. The workers pick it up
+/// within their polling interval (at once on this instance, after the commit).
+pub async fn enqueue(conn: &mut AnyConnection, run: NewRun) -> ApiResult<RunId> {
+    if let Some(f) = run.risk_weight_format.as_deref()
+        && !matches!(f, "decimal" | "percent")
+    {
+        return Err(ApiError::validation(
+            "Risk weight format must be decimal or percent",
+        ));
+    }
+    if let Some(u) = run.maturity_unit.as_deref()
+        && !matches!(u, "days" | "months" | "years")
+    {
+        return Err(ApiError::validation(
+            "Maturity unit must be days, months or years",
+        ));
+    }
+    if let Some(m) = &run.mapping
+        && m.iter().any(|(k, v)| k.trim().is_empty() || v.is_empty())
+    {
+        return Err(ApiError::validation(
+            "A mapping links a standard column to a column of the file",
+        ));
+    }
+    let lever_id = match run.mode {
+        RunMode::EnhancedAi => None,
+        RunMode::Manual => run.lever_id.clone().filter(|l| !l.is_empty()),
+    };
+    let options = RunOptions {
+        mapping: run.mapping,
+        risk_weight_format: run.risk_weight_format,
+        maturity_unit: run.maturity_unit,
+    };
+    let options = serde_json::to_string(&options).map_err(|e| ApiError::Internal(e.into()))?;
+    let id = RunId::random();
+    let now = crate::db::now();
+    db::insert(
+        conn,
+        &db::NewRunRow {
+            id: &id,
+            client_id: &run.client_id,
+            file_id: &run.file_id,
+            user_id: &run.user_id,
+            mode: run.mode.as_str(),
+            lever_id: lever_id.as_deref(),
+            options: &options,
+            max_attempts: MAX_ATTEMPTS,
+            now: &now,
+        },
+    )
+    .await?;
+    WAKE.notify_waiters();
+    Ok(id)
+}
+
+/// The snapshot of a run read in the caller's transaction (the upload's answer).
+pub async fn snapshot_in(conn: &mut AnyConnection, id: &RunId) -> ApiResult<RunSnapshot> {
+    let row = db::get(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Run not found"))?;
+    Ok(RunSnapshot::from_row(&row))
+}
+
+/// The latest run of a file, if any (for file views).
+pub async fn latest_for_file(
+    conn: &mut AnyConnection,
+    file_id: &str,
+) -> ApiResult<Option<RunSnapshot>> {
+    Ok(db::latest_for_file(conn, file_id)
+        .await?
+        .map(|r| RunSnapshot::from_row(&r)))
+}
+
+/// The topic of one run.
+pub fn run_topic(client_id: &str, run_id: &str) -> Topic {
+    Topic::Run {
+        client_id: client_id.to_string(),
+        run_id: run_id.to_string(),
+    }
+}
+
+/// A run, for a caller who may read its client's data.
+pub async fn get(state: &AppState, actor: Actor, id: &str) -> ApiResult<RunSnapshot> {
+    let row = db::get(&state.db.pool, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Run not found"))?;
+    scope_of(state, actor, &row.client_id, Need::Read).await?;
+    Ok(RunSnapshot::from_row(&row))
+}
