@@ -215,6 +215,20 @@ const MAX_HELD: usize = 1024;
 /// Most bytes of updates held while waiting for a gap to be filled.
 const MAX_HELD_BYTES: usize = 16 << 20;
 
+/// What the sender of `update` holds for the clients it names: every clock below the end of its
+/// structs for that client (it holds its own structs and, as it sent nothing beyond the
+/// document, everything before them). `Update::state_vector` would give nothing for an update
+/// that does not start at clock 0.
+fn held_by_sender(update: &Update) -> StateVector {
+    let mut sv = StateVector::default();
+    for (client, ranges) in update.insertions(true).iter() {
+        if let Some(end) = ranges.iter().map(|r| r.end).max() {
+            sv.set_max(*client, end);
+        }
+    }
+    sv
+}
+
 /// Whether an update starts beyond `sv` for some client (it needs an earlier update of that
 /// client first).
 fn starts_beyond(update: &Update, sv: &StateVector) -> bool {
@@ -749,11 +763,16 @@ impl DocTask {
     }
 
     fn integrate(&mut self, source: Source, update: Update) -> Result<(), ()> {
-        // The sender already has what it sent, so its own update is not echoed back, unless
-        // the document held pending structs: then the same transaction may integrate other
-        // clients' changes too, and the sender must get those.
+        // The sender already has what it sent, so its own update is not echoed back. When the
+        // document held pending structs, the same transaction may integrate other clients'
+        // changes too: the sender gets those, as a diff from what its update holds, and
+        // nothing it sent.
         let had_pending = self.doc().transact().has_missing_updates();
         let before = self.doc().transact().state_vector();
+        let sent = match source {
+            Source::Local(Some(_)) if had_pending => Some(held_by_sender(&update)),
+            _ => None,
+        };
         if let Source::Local(Some(origin)) = source
             && let Some(c) = self.conns.get_mut(&origin)
             && let Some((sv, _)) = c.behind.as_mut()
@@ -766,11 +785,10 @@ impl DocTask {
             match source {
                 Source::Local(origin) => {
                     let u = Bytes::from(u);
-                    self.broadcast_update(
-                        if had_pending { None } else { origin },
-                        protocol::update(&u),
-                        &before,
-                    );
+                    self.broadcast_update(origin, protocol::update(&u), &before);
+                    if let (Some(origin), Some(sent)) = (origin, sent.as_ref()) {
+                        self.send_rest_to_sender(origin, &u, sent, &before);
+                    }
                     self.publish(Body::Update(u.clone()));
                     self.pending.push(u);
                 }
@@ -779,6 +797,36 @@ impl DocTask {
         }
         self.check_missing();
         res.map_err(|e| tracing::debug!(doc = %self.id, error = %e, "update rejected"))
+    }
+
+    /// Sends the sender of `update` the part of it that it does not hold: `update` less
+    /// everything up to `sent`, the state vector of what it sent (it holds its own structs and
+    /// every earlier struct of those clients). Nothing is sent when nothing remains.
+    fn send_rest_to_sender(
+        &mut self,
+        conn: u64,
+        update: &[u8],
+        sent: &StateVector,
+        before: &StateVector,
+    ) {
+        let Ok(rest) = yrs::diff_updates_v1(update, &sent.encode_v1()) else {
+            return;
+        };
+        let empty = Update::decode_v1(&rest).map_or(true, |u| u.is_empty());
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if empty || c.behind.is_some() {
+            return; // a connection that is behind gets it in its catch-up diff
+        }
+        if c.out.push(protocol::update(&rest)).is_err() && !c.out.tx.is_closed() {
+            let mut holds = before.clone();
+            holds.merge(sent.clone());
+            c.behind = Some((holds, Instant::now()));
+            if self.behind_check_at.is_none() {
+                self.behind_check_at = Some(Instant::now() + BEHIND_CHECK);
+            }
+        }
     }
 
     fn take_captured(&self) -> Vec<Vec<u8>> {

@@ -638,6 +638,71 @@ async fn a_lagging_connection_is_caught_up_with_one_diff_and_never_gets_duplicat
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_sender_gets_back_only_what_it_lacks_when_the_document_held_pending_structs() {
+    use yrs::updates::decoder::Decode;
+    use yrs::{GetString, ReadTxn};
+    let (hub, _store) = hub_with_doc(config()).await;
+    // A third party's edits in three parts (clocks 0-3, 4-7, 8-11); the document first gets
+    // parts 1 and 3 in one update (a struct list with a gap), so part 3 stays pending.
+    let x = yrs::Doc::with_client_id(777);
+    let t = x.get_or_insert_text("t");
+    let mut parts = Vec::new();
+    for s in ["aaaa", "bbbb", "cccc"] {
+        let sv = x.transact().state_vector();
+        let len = t.len(&x.transact());
+        t.insert(&mut x.transact_mut(), len, s);
+        parts.push(x.transact().encode_diff_v1(&sv));
+    }
+    let gapped = yrs::merge_updates_v1([parts[0].as_slice(), parts[2].as_slice()]).unwrap();
+    let mut a = Client::new("a", Access::ReadWrite);
+    let mut b = Client::new("b", Access::ReadWrite);
+    a.connect(&hub, "r1");
+    b.connect(&hub, "r1");
+    let mut cs = [a, b];
+    pump_until_quiet(&mut cs).await;
+    let [mut a, mut b] = cs;
+    a.send(protocol::update(&gapped));
+    settle(50).await;
+    a.pump(usize::MAX);
+    b.pump(usize::MAX);
+
+    // b sends part 2: the document integrates parts 2 and 3 in one transaction.
+    b.send(protocol::update(&parts[1]));
+    settle(50).await;
+    let link = b.link.as_mut().unwrap();
+    let mut lowest = Vec::new();
+    while let Ok(frame) = link.from_server.try_recv() {
+        for msg in protocol::decode_frame(&frame).unwrap() {
+            if let protocol::Inbound::Update(u) = msg {
+                let u = yrs::Update::decode_v1(&u).unwrap();
+                lowest.extend(
+                    u.state_vector_lower()
+                        .iter()
+                        .filter(|(c, _)| c.get() == 777)
+                        .map(|(_, clock)| *clock),
+                );
+            }
+        }
+    }
+    assert_eq!(
+        lowest,
+        vec![8],
+        "b got part 3 (from clock 8) and not its own part 2 (from clock 4) back"
+    );
+    drop(a);
+    let mut c = Client::new("c", Access::ReadOnly);
+    c.connect(&hub, "r1");
+    let mut cs = [c];
+    pump_until_quiet(&mut cs).await;
+    let t = cs[0].doc.get_or_insert_text("t");
+    assert_eq!(
+        t.get_string(&cs[0].doc.transact()),
+        "aaaabbbbcccc",
+        "the document has all three parts"
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn oversized_and_invalid_frames_close_the_connection() {
     let (hub, _store) = hub_with_doc(HubConfig {
         max_frame_bytes: 1024,
