@@ -272,8 +272,8 @@ export function useFiles(clientId: string | null, filters: FileFilters) {
   return useQuery({ queryKey: fileKeys.list(clientId ?? '', filters), queryFn: () => listFiles(clientId!, filters), enabled: clientId !== null })
 }
 
-export function useLevers() {
-  return useQuery({ queryKey: fileKeys.levers, queryFn: listLevers, staleTime: 5 * 60_000 })
+export function useLevers(enabled = true) {
+  return useQuery({ queryKey: fileKeys.levers, queryFn: listLevers, staleTime: 5 * 60_000, enabled })
 }
 
 export function useLeverColumns(leverId: string | null) {

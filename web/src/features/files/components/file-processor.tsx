@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { ArrowLeft, Bot, Check, Cloud, Database, FileUp, RotateCcw, Sparkles, Upload, Wrench } from 'lucide-react'
+import { ArrowLeft, Bot, Check, Cloud, Database, FileUp, RotateCcw, Sparkles, Upload, Wrench, XCircle } from 'lucide-react'
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react'
 import { useSearchParams } from 'react-router'
 
@@ -204,7 +204,7 @@ function ProcessorStep({ clientId, mode, canWrite, onBack }: StepProps) {
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' })
   const [inputKey, setInputKey] = useState(0)
   const queryClient = useQueryClient()
-  const levers = useLevers()
+  const levers = useLevers(mode === 'manual')
   useLiveFiles(clientId)
 
   const uploaded = phase.kind === 'uploaded' ? phase : null
@@ -393,7 +393,12 @@ function ProcessorStep({ clientId, mode, canWrite, onBack }: StepProps) {
                     <Spinner /> Detecting the file's columns…
                   </p>
                 )}
-                {uploaded && run && !isFinal(run) && <RunProgress run={run} onCancel={canWrite ? onCancelRun : undefined} />}
+                {uploaded && run && !isFinal(run) && mode === 'manual' && <RunProgress run={run} onCancel={canWrite ? onCancelRun : undefined} />}
+                {uploaded && run && !isFinal(run) && mode === 'enhanced-ai' && canWrite && (
+                  <Button variant="outline" size="sm" onClick={() => void onCancelRun()}>
+                    <XCircle /> Cancel Processing
+                  </Button>
+                )}
                 {uploaded && !run && (
                   <Alert variant="success">
                     <p>{uploadedNote(uploaded.file, null)}</p>

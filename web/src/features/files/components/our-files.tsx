@@ -155,7 +155,7 @@ type PanelProps = {
 function FiltersPanel({ filters, search, levers, active, onSearch, onChange, onClear }: PanelProps) {
   const ids = { q: useId(), lever: useId(), type: useId(), processed: useId(), from: useId(), to: useId() }
   return (
-    <Card aria-label="Advanced Search & Filters">
+    <Card role="region" aria-label="Advanced Search & Filters">
       <CardHeader className="flex-row items-center justify-between pb-3">
         <CardTitle className="text-base">Advanced Search &amp; Filters</CardTitle>
         <Button variant="ghost" size="sm" onClick={onClear} disabled={!active}>

@@ -114,7 +114,7 @@ export function AiProgressPanel({ run }: { run: RunSnapshot }) {
   const classification = readClassification(run.result?.classification)
   const checks = run.result?.checks ?? null
   return (
-    <Card aria-label="Advanced AI Intelligence">
+    <Card role="region" aria-label="Advanced AI Intelligence">
       <CardHeader>
         <div className="flex items-center gap-2">
           <Brain className="size-5 text-brand-700" aria-hidden />
@@ -205,7 +205,7 @@ export function ResultsPanel({ run, fileName, onBack, onProcessAnother }: Result
   const result = run?.result ?? null
   if (run && run.state === 'failed') {
     return (
-      <Card aria-label="Results">
+      <Card role="region" aria-label="Results">
         <CardHeader>
           <CardTitle>Processing Failed</CardTitle>
         </CardHeader>
@@ -223,7 +223,7 @@ export function ResultsPanel({ run, fileName, onBack, onProcessAnother }: Result
   }
   if (run && run.state === 'cancelled') {
     return (
-      <Card aria-label="Results">
+      <Card role="region" aria-label="Results">
         <CardHeader>
           <CardTitle>Processing Cancelled</CardTitle>
           <CardDescription>The run was cancelled; nothing was recorded.</CardDescription>
@@ -239,7 +239,7 @@ export function ResultsPanel({ run, fileName, onBack, onProcessAnother }: Result
   if (run && run.state === 'pending_review') {
     const confidence = result?.confidence ?? null
     return (
-      <Card aria-label="Results">
+      <Card role="region" aria-label="Results">
         <CardHeader>
           <CardTitle>Processing Complete - Pending Validation</CardTitle>
           <CardDescription>
@@ -260,7 +260,7 @@ export function ResultsPanel({ run, fileName, onBack, onProcessAnother }: Result
   }
   if (!run || run.state !== 'completed' || !result) {
     return (
-      <Card aria-label="Results">
+      <Card role="region" aria-label="Results">
         <CardHeader>
           <CardTitle>No results to display yet</CardTitle>
           <CardDescription>Upload a file and its savings appear here when processing completes.</CardDescription>
@@ -275,7 +275,7 @@ export function ResultsPanel({ run, fileName, onBack, onProcessAnother }: Result
   }
   const ai = run.mode === 'enhanced-ai'
   return (
-    <Card aria-label="Results">
+    <Card role="region" aria-label="Results">
       <CardHeader>
         <div className="flex items-center gap-2">
           <FileCheck2 className="size-5 text-emerald-600" aria-hidden />
