@@ -13,6 +13,7 @@ pub mod clients;
 pub mod misc;
 pub mod reports;
 pub mod runs;
+pub mod savings;
 pub mod sessions;
 pub mod users;
 

@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use crate::service::board::BoardPatch;
 use crate::service::reports::ReportListChange;
+use crate::service::runs::RunSnapshot;
+use crate::service::savings::SavingsChanged;
 
 /// What a frame says. Events carry the sequence number of their topic; control frames
 /// (`subscribed`, `unsubscribed`, `denied`, `pong`, `resync`, `error`, `session.changed`) answer
@@ -57,6 +59,22 @@ pub enum Event {
     /// A report folder was deleted.
     #[serde(rename = "folder.deleted")]
     FolderDeleted(ReportListChange),
+    /// A processing run's progress or end (its snapshot; `seq` is the run's own, on the run's
+    /// topic and `admin:runs`).
+    #[serde(rename = "run.progress")]
+    RunProgress(RunSnapshot),
+    /// A client file was stored.
+    #[serde(rename = "file.created")]
+    FileCreated(FileChange),
+    /// A client file changed (its processing status, results, lever).
+    #[serde(rename = "file.updated")]
+    FileUpdated(FileChange),
+    /// A client file was deleted.
+    #[serde(rename = "file.deleted")]
+    FileDeleted(FileChange),
+    /// A client's savings totals were recomputed.
+    #[serde(rename = "savings.changed")]
+    SavingsChanged(SavingsChanged),
     /// The subscription is active from the frame's `seq` on.
     #[serde(rename = "subscribed")]
     Subscribed,
@@ -98,6 +116,11 @@ impl Event {
             Event::ReportDeleted(_) => "report.deleted",
             Event::FolderCreated(_) => "folder.created",
             Event::FolderDeleted(_) => "folder.deleted",
+            Event::RunProgress(_) => "run.progress",
+            Event::FileCreated(_) => "file.created",
+            Event::FileUpdated(_) => "file.updated",
+            Event::FileDeleted(_) => "file.deleted",
+            Event::SavingsChanged(_) => "savings.changed",
             Event::Subscribed => "subscribed",
             Event::Unsubscribed(_) => "unsubscribed",
             Event::Denied(_) => "denied",
@@ -107,6 +130,18 @@ impl Event {
             Event::SessionChanged => "session.changed",
         }
     }
+}
+
+/// Which file of which client changed (`file.created`, `file.updated`, `file.deleted`): screens
+/// refetch what they show of it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct FileChange {
+    /// The client.
+    pub client_id: String,
+    /// The file.
+    pub file_id: String,
 }
 
 /// Why a subscription ended or was refused.

@@ -17,6 +17,7 @@ pub mod dashboard;
 pub mod invitations;
 pub mod reports;
 pub mod runs;
+pub mod savings;
 pub mod users;
 pub mod waitlist;
 
@@ -141,6 +142,8 @@ pub struct Change<'s> {
     tx: sqlx::Transaction<'static, sqlx::Any>,
     /// The topic and the event's sequence number, for changes that screens watch.
     topic: Option<(Topic, i64)>,
+    /// Further events of the change, on other topics, published after the commit.
+    extra: Vec<(Topic, i64, Event)>,
 }
 
 impl<'s> Change<'s> {
@@ -153,6 +156,7 @@ impl<'s> Change<'s> {
             state,
             tx,
             topic: Some((topic, seq)),
+            extra: Vec::new(),
         })
     }
 
@@ -163,6 +167,7 @@ impl<'s> Change<'s> {
             state,
             tx: state.db.pool.begin().await?,
             topic: None,
+            extra: Vec::new(),
         })
     }
 
@@ -171,19 +176,55 @@ impl<'s> Change<'s> {
         &mut self.tx
     }
 
+    /// Adds an event on a further topic (a file's completion also moves the client's savings),
+    /// published after the commit with that topic's next sequence number, taken now in the
+    /// transaction. Changes take their topics in one order (the change's own, then files,
+    /// savings, admin-wide), so two changes never wait on each other's topics.
+    pub async fn also(&mut self, topic: Topic, event: Event) -> ApiResult<()> {
+        let seq = realtime::next_seq(&mut self.tx, &topic).await?;
+        self.extra.push((topic, seq, event));
+        Ok(())
+    }
+
+    /// Adds a processing run's `run.progress` (its final state) on the run's topic and
+    /// `admin:runs`, published after the commit with the run's own sequence number (see
+    /// [`publish_run_progress`]).
+    pub fn also_run_progress(&mut self, snapshot: runs::RunSnapshot) {
+        let seq = snapshot.seq;
+        let run = runs::run_topic(&snapshot.client_id, &snapshot.id);
+        let event = Event::RunProgress(snapshot);
+        self.extra
+            .push((Topic::Admin { area: "runs" }, seq, event.clone()));
+        self.extra.push((run, seq, event));
+    }
+
     /// Commits: the audit record is written in the transaction, then it commits, then `event` is
     /// published on the topic. Returns the event's sequence number. Dropping a
     /// `Change` without committing rolls everything back and publishes nothing.
-    pub async fn commit(mut self, actor: &Actor, event: Event, audit: Audit<'_>) -> ApiResult<i64> {
+    pub async fn commit(self, actor: &Actor, event: Event, audit: Audit<'_>) -> ApiResult<i64> {
+        self.commit_by(actor.audited(), event, audit).await
+    }
+
+    /// [`Change::commit`] for a change made by the server itself (a processing run's worker),
+    /// audited with the user it acts for, if any.
+    pub async fn commit_by(
+        mut self,
+        actor: AuditActor<'_>,
+        event: Event,
+        audit: Audit<'_>,
+    ) -> ApiResult<i64> {
         let Some((topic, seq)) = self.topic.take() else {
             return Err(ApiError::Internal(anyhow::anyhow!(
                 "an unannounced change cannot publish {}",
                 event.name()
             )));
         };
-        self.write_audit(actor.audited(), audit).await?;
+        self.write_audit(actor, audit).await?;
         self.tx.commit().await?;
         self.state.hub.publish(&topic, seq, &event);
+        for (topic, seq, event) in &self.extra {
+            self.state.hub.publish(topic, *seq, event);
+        }
         Ok(seq)
     }
 
@@ -220,6 +261,26 @@ impl<'s> Change<'s> {
         .await?;
         Ok(())
     }
+}
+
+/// Publishes a processing run's progress (`run.progress`, the run's snapshot) on the run's topic
+/// and `admin:runs`. Progress is not a change of the product's data: its sequence is the run's
+/// own (`processing_runs.seq`, counted by the worker that holds the run, stored with the progress
+/// at most once a second and at each stage boundary, and started afresh above every earlier one
+/// at each claim), so the worker publishes it outside a [`Change`], throttled. A run's ends
+/// (completion, failure, cancel) go through a `Change` ([`Change::also_run_progress`]). Viewers
+/// subscribe, read the snapshot (`GET /api/runs/{id}`) and apply events with a greater `seq`.
+pub fn publish_run_progress(state: &AppState, snapshot: &runs::RunSnapshot) {
+    let seq = snapshot.seq;
+    let event = Event::RunProgress(snapshot.clone());
+    state.hub.publish(
+        &runs::run_topic(&snapshot.client_id, &snapshot.id),
+        seq,
+        &event,
+    );
+    state
+        .hub
+        .publish(&Topic::Admin { area: "runs" }, seq, &event);
 }
 
 /// A change's result and the sequence number of the event that announced it.
