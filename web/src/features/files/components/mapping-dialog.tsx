@@ -427,7 +427,7 @@ function TargetRow({ column, source, sources, onLink, onUnlink }: TargetRowProps
       </div>
       <Select
         id={selectId}
-        className="h-8"
+        className="h-9 py-1.5"
         value={source}
         onChange={(e) => (e.target.value ? onLink(column.name, e.target.value) : onUnlink(column.name))}
       >
