@@ -258,12 +258,21 @@ impl Fields for Split<'_> {
     }
 }
 
+/// Which per-cell checks a block needs (each is skipped when the whole block passed it).
+#[derive(Clone, Copy)]
+struct Checks {
+    /// The block is not valid UTF-8: find the cell that is not.
+    utf8: bool,
+    /// The block holds a NUL byte: find the cell that does.
+    nul: bool,
+}
+
 /// Checks one record and appends it to `chunk`. Returns false for a blank record (skipped).
 fn push_row<F: Fields + ?Sized>(
     rec: &F,
     ncols: usize,
     max_cell: usize,
-    check_utf8: bool,
+    checks: Checks,
     chunk: &mut RowChunk,
 ) -> Result<bool, BlockErrorKind> {
     let n = rec.count();
@@ -287,10 +296,10 @@ fn push_row<F: Fields + ?Sized>(
     if total > max_cell && (0..n).any(|i| rec.field(i).len() > max_cell) {
         return Err(BlockErrorKind::CellTooLong(max_cell));
     }
-    if (0..n).any(|i| memchr::memchr(0, rec.field(i)).is_some()) {
+    if checks.nul && (0..n).any(|i| memchr::memchr(0, rec.field(i)).is_some()) {
         return Err(BlockErrorKind::NotText);
     }
-    if check_utf8
+    if checks.utf8
         && (0..n).any(|i| {
             let f = rec.field(i);
             !f.is_ascii() && std::str::from_utf8(f).is_err()
@@ -397,6 +406,9 @@ impl CsvBlock {
         let data = &self.data[..];
         let ncols = self.ncols;
         let check_utf8 = std::str::from_utf8(data).is_err();
+        // One scan of the block instead of one per cell: cells are only checked for NUL bytes
+        // when the block holds one.
+        let check_nul = memchr::memchr(0, data).is_some();
         let mut rows = 0u64;
         let fail = |rows: u64, kind| BlockError {
             row: rows + 1,
@@ -407,21 +419,31 @@ impl CsvBlock {
             && memchr::memchr_iter(b'\r', data).all(|i| data.get(i + 1) == Some(&b'\n'));
         if plain {
             let mut ends: Vec<u32> = Vec::with_capacity(ncols + 4);
+            // One pass over the block finds the delimiters and the line ends together.
+            let mut hits = memchr::memchr2_iter(self.delimiter, b'\n', data);
             let mut start = 0;
             while start < data.len() {
-                let nl = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
+                ends.clear();
+                let mut nl = data.len();
+                for i in hits.by_ref() {
+                    if data[i] == b'\n' {
+                        nl = i;
+                        break;
+                    }
+                    ends.push((i - start) as u32);
+                }
                 let mut line = &data[start..nl];
                 start = nl + 1;
                 if let Some(l) = line.strip_suffix(b"\r") {
                     line = l;
                 }
-                ends.clear();
-                for i in memchr::memchr_iter(self.delimiter, line) {
-                    ends.push(i as u32);
-                }
                 ends.push(line.len() as u32);
                 let rec = Split { line, ends: &ends };
-                match push_row(&rec, ncols, self.max_cell_bytes, check_utf8, chunk) {
+                let checks = Checks {
+                    utf8: check_utf8,
+                    nul: check_nul,
+                };
+                match push_row(&rec, ncols, self.max_cell_bytes, checks, chunk) {
                     Ok(true) => rows += 1,
                     Ok(false) => {}
                     Err(kind) => {
@@ -441,8 +463,16 @@ impl CsvBlock {
             loop {
                 match rdr.read_byte_record(&mut rec) {
                     Ok(false) => break,
-                    Ok(true) => match push_row(&rec, ncols, self.max_cell_bytes, check_utf8, chunk)
-                    {
+                    Ok(true) => match push_row(
+                        &rec,
+                        ncols,
+                        self.max_cell_bytes,
+                        Checks {
+                            utf8: check_utf8,
+                            nul: check_nul,
+                        },
+                        chunk,
+                    ) {
                         Ok(true) => rows += 1,
                         Ok(false) => {}
                         Err(kind) => {

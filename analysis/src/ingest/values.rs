@@ -191,6 +191,14 @@ fn num(bytes: &[u8]) -> Option<u32> {
 /// only when the second part is above 12), or a two-digit year (`DD/MM/YY`, years 00-69 read as
 /// 20xx).
 pub fn parse_date(bytes: &[u8]) -> Option<NaiveDate> {
+    // The common case, `YYYY-MM-DD` exactly, without the general path's splitting (same result).
+    if let [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = *bytes {
+        let d = [y0, y1, y2, y3, m0, m1, d0, d1].map(|c| u32::from(c.wrapping_sub(b'0')));
+        if d.iter().all(|&v| v < 10) {
+            let year = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3];
+            return NaiveDate::from_ymd_opt(year as i32, d[4] * 10 + d[5], d[6] * 10 + d[7]);
+        }
+    }
     let t = trim(bytes);
     // Cut a time part.
     let t = match t.iter().position(|b| *b == b'T' || *b == b' ') {
