@@ -525,7 +525,7 @@ impl Plan {
     #[inline]
     fn text<'r>(&self, row: &RowRef<'r>, f: StandardField) -> &'r str {
         match self.map.col(f) {
-            Some(c) => row.text(c).trim(),
+            Some(c) => trim_text(row.text(c)),
             None => "",
         }
     }
@@ -666,6 +666,17 @@ impl Plan {
     }
 }
 
+/// `s.trim()`, skipping the Unicode-aware scan when both ends are printable ASCII (nothing to
+/// trim), as most cells are.
+#[inline]
+fn trim_text(s: &str) -> &str {
+    let printable = |b: &u8| *b > b' ' && *b < 0x7F;
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(a), Some(z)) if printable(a) && printable(z) => s,
+        _ => s.trim(),
+    }
+}
+
 /// Votes on the risk-weight notation.
 fn detect_rw_format<'a, I: IntoIterator<Item = &'a [u8]>>(
     cells: I,
@@ -732,6 +743,7 @@ fn process_chunk(
     chunk: &RowChunk,
     out: &mut WorkOut,
     s: &mut Scratch,
+    rules: &mut RuleCells,
 ) {
     out.csv.clear();
     out.results.clear();
@@ -797,18 +809,26 @@ fn process_chunk(
                 o.push(delim);
                 o.extend_from_slice(d.status.as_str().as_bytes());
                 o.push(delim);
-                s.text.clear();
-                d.details.write_to(&mut s.text);
-                write_csv_cell(o, s.text.as_bytes(), delim, true);
+                // Match_Details straight into the output, then checked: most need no quoting.
+                let start = o.len();
+                let _ = d.details.render(&mut ByteText(o));
+                let text = &o[start..];
+                let neutral = needs_neutralising(text);
+                if neutral || needs_quoting(text, delim) {
+                    if !neutral && memchr::memchr(b'"', text).is_none() {
+                        // Quoted as it stands (what `write_csv_cell` writes).
+                        o.insert(start, b'"');
+                        o.push(b'"');
+                    } else {
+                        let tmp = &mut rules.spare;
+                        tmp.clear();
+                        tmp.extend_from_slice(text);
+                        o.truncate(start);
+                        write_csv_cell(o, tmp, delim, true);
+                    }
+                }
                 o.push(delim);
-                s.text.clear();
-                d.applied_rule.write_to(&mut s.text);
-                write_csv_cell(o, s.text.as_bytes(), delim, true);
-                o.push(delim);
-                s.text.clear();
-                d.regulatory_reference.write_to(&mut s.text);
-                write_csv_cell(o, s.text.as_bytes(), delim, true);
-                o.push(b'\n');
+                rules.write(o, &d, delim, &mut s.text);
             }
             OutputKind::Xlsx => {
                 let a = &mut out.arena;
@@ -833,6 +853,77 @@ fn process_chunk(
         }
     }
     out.totals.flush();
+}
+
+/// Appends text to a byte buffer through `fmt::Write`.
+struct ByteText<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for ByteText<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// The last three cells of a CSV output row (Applied_Rule, Regulatory_Reference and the line
+/// end), written once per rule path a worker meets and copied after that. A run's rule set has
+/// a handful of paths; at most [`RuleCells::MAX`] are kept, the others are written each time.
+#[derive(Default)]
+struct RuleCells {
+    paths: Vec<(u64, u64, Vec<u8>)>,
+    /// A text being quoted.
+    spare: Vec<u8>,
+}
+
+impl RuleCells {
+    const MAX: usize = 64;
+
+    /// A rule path as a number: its tables' indices, 16 bits each (`None` when an index could
+    /// be mistaken for "no table").
+    fn key(tables: &[Option<&crate::rules::RuleTable>; 3]) -> Option<u64> {
+        let mut k = 0u64;
+        for (i, t) in tables.iter().enumerate() {
+            let v = match t {
+                Some(t) if t.index() == u16::MAX => return None,
+                Some(t) => u64::from(t.index()),
+                None => u64::from(u16::MAX),
+            };
+            k |= v << (16 * i);
+        }
+        Some(k)
+    }
+
+    #[inline]
+    fn write(
+        &mut self,
+        o: &mut Vec<u8>,
+        d: &crate::engine::Decision<'_>,
+        delim: u8,
+        text: &mut String,
+    ) {
+        let keys = Self::key(&d.applied_rule.tables).zip(Self::key(&d.regulatory_reference.0));
+        if let Some((a, b)) = keys {
+            if let Some((_, _, cells)) = self.paths.iter().find(|(x, y, _)| *x == a && *y == b) {
+                o.extend_from_slice(cells);
+                return;
+            }
+        }
+        let start = o.len();
+        text.clear();
+        d.applied_rule.write_to(text);
+        write_csv_cell(o, text.as_bytes(), delim, true);
+        o.push(delim);
+        text.clear();
+        d.regulatory_reference.write_to(text);
+        write_csv_cell(o, text.as_bytes(), delim, true);
+        o.push(b'\n');
+        if let Some((a, b)) = keys {
+            if self.paths.len() < Self::MAX {
+                self.paths.push((a, b, o[start..].to_vec()));
+            }
+        }
+    }
 }
 
 /// Writes a number as a CSV cell: quoted when its decimal separator is the file's delimiter
@@ -1521,6 +1612,7 @@ fn run(
                 let done_tx = done_tx.clone();
                 workers.push(scope.spawn(move || {
                     let mut scratch = Scratch::default();
+                    let mut rule_cells = RuleCells::default();
                     let mut writer_gone = false;
                     loop {
                         let next = job_rx.lock().map(|rx| rx.recv());
@@ -1548,6 +1640,7 @@ fn run(
                                 &job.chunk,
                                 &mut job.out,
                                 &mut scratch,
+                                &mut rule_cells,
                             );
                         }
                         if done_tx.send(job).is_err() {

@@ -378,6 +378,35 @@ pub fn write_number(out: &mut Vec<u8>, v: f64, decimals: u32, sep: u8) {
     if !v.is_finite() {
         return;
     }
+    // The output's usual cases (weights with 4 or 6 places, amounts with 2) without the library
+    // calls of the general path (powi, round, division by a variable); same digits.
+    if let Some(&(scale, unit)) = SCALES.get(decimals as usize) {
+        let x = v * scale;
+        if x.abs() < 4.0e15 {
+            // Round half away from zero, as f64::round: x - trunc(x) is exact in this range.
+            let t = x as i64;
+            let f = x - t as f64;
+            let units = if f >= 0.5 {
+                t + 1
+            } else if f <= -0.5 {
+                t - 1
+            } else {
+                t
+            };
+            match decimals {
+                2 => write_units::<100>(out, units, 2, sep),
+                4 => write_units::<10_000>(out, units, 4, sep),
+                6 => write_units::<1_000_000>(out, units, 6, sep),
+                _ => write_units_by(out, units, unit, decimals as usize, sep),
+            }
+            return;
+        }
+    }
+    write_number_general(out, v, decimals, sep);
+}
+
+/// [`write_number`] for any value and number of places.
+fn write_number_general(out: &mut Vec<u8>, v: f64, decimals: u32, sep: u8) {
     let scale = 10f64.powi(decimals as i32);
     let scaled = (v * scale).round();
     if scaled.abs() < 9.0e15 {
@@ -413,9 +442,82 @@ pub fn write_number(out: &mut Vec<u8>, v: f64, decimals: u32, sep: u8) {
     }
 }
 
+/// 10^d as f64 and i64, for d in 0..=9 (exact in both).
+const SCALES: [(f64, i64); 10] = [
+    (1.0, 1),
+    (10.0, 10),
+    (100.0, 100),
+    (1e3, 1_000),
+    (1e4, 10_000),
+    (1e5, 100_000),
+    (1e6, 1_000_000),
+    (1e7, 10_000_000),
+    (1e8, 100_000_000),
+    (1e9, 1_000_000_000),
+];
+
+/// Writes `units` / `UNIT` with `decimals` places at most, trailing zeros cut.
+#[inline]
+fn write_units<const UNIT: i64>(out: &mut Vec<u8>, units: i64, decimals: usize, sep: u8) {
+    write_units_by(out, units, UNIT, decimals, sep);
+}
+
+#[inline(always)]
+fn write_units_by(out: &mut Vec<u8>, mut units: i64, unit: i64, decimals: usize, sep: u8) {
+    if units < 0 {
+        out.push(b'-');
+        units = -units;
+    }
+    let int = units / unit;
+    let mut frac = units % unit;
+    let mut ib = itoa::Buffer::new();
+    out.extend_from_slice(ib.format(int).as_bytes());
+    if frac != 0 {
+        let mut width = decimals;
+        while frac % 10 == 0 {
+            frac /= 10;
+            width -= 1;
+        }
+        out.push(sep);
+        let s = ib.format(frac);
+        for _ in s.len()..width {
+            out.push(b'0');
+        }
+        out.extend_from_slice(s.as_bytes());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_writer_writes_what_the_general_one_does() {
+        // Values of every magnitude, halves and near-halves included, in both signs.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut values = vec![
+            0.0, -0.0, 0.5, -0.5, 0.005, -0.005, 0.125, 2.5e-5, 1e15, 3.999e15,
+        ];
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mantissa = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let exp = ((x >> 3) % 40) as i32 - 20;
+            let v = mantissa * 10f64.powi(exp);
+            values.push(if x & 1 == 0 { v } else { -v });
+            let cents = ((x >> 20) % 100_000_000) as f64 / 100.0 + 0.005;
+            values.push(cents);
+        }
+        for v in values {
+            for d in [0, 1, 2, 3, 4, 6, 9, 12] {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                write_number(&mut a, v, d, b'.');
+                write_number_general(&mut b, v, d, b'.');
+                assert_eq!(a, b, "{v} with {d} places");
+            }
+        }
+    }
 
     fn p(s: &str) -> Option<f64> {
         parse_number(s.as_bytes(), DecimalStyle::Unknown).map(|n| n.value)
