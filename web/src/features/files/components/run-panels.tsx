@@ -40,9 +40,9 @@ export function RunProgress({ run, onCancel }: { run: RunSnapshot; onCancel?: ()
 
 /** The agents of the 'Advanced AI Intelligence' panel: the run's real stages, in order. */
 export const AI_AGENTS: { name: string; stages: RunStage[] }[] = [
-  { name: 'Classification Agent', stages: ['classifying'] },
+  { name: 'Classification Agent', stages: ['reading', 'classifying'] },
   { name: 'Mapping Agent', stages: ['mapping'] },
-  { name: 'Analysis Engine', stages: ['reading', 'evaluating'] },
+  { name: 'Analysis Engine', stages: ['evaluating'] },
   { name: 'Output & Checks', stages: ['writing'] },
   { name: 'Record Update', stages: ['recording'] },
 ]
