@@ -732,6 +732,11 @@ fn write_int<W: fmt::Write + ?Sized>(f: &mut W, v: i64) -> fmt::Result {
 }
 
 fn write_pct<W: fmt::Write + ?Sized>(f: &mut W, v: f64) -> fmt::Result {
+    // Whole weights (20, 50, 100) are the rule: written without rounding.
+    if v.abs() < 1e15 && v == (v as i64) as f64 {
+        let mut b = itoa::Buffer::new();
+        return put!(f, b.format(v as i64), "%");
+    }
     if (v - v.round()).abs() < 1e-9 && v.abs() < 1e15 {
         write_int(f, v.round() as i64)?;
         f.write_str("%")

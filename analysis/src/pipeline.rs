@@ -753,6 +753,9 @@ fn process_chunk(
     let sep = plan.csv.decimal.separator();
     let delim = plan.csv.delimiter;
     let rw_dec = plan.rw_decimals();
+    // Rows of an unquoted CSV block are written back as they stand when every column is kept.
+    let joined = chunk.joined() == Some(delim);
+    let keep_all = plan.keep.iter().copied().eq(0..chunk.ncols());
     for i in 0..chunk.len() {
         let row = chunk.row(i);
         let er = plan.exposure(&row, &mut t.maturity);
@@ -779,8 +782,21 @@ fn process_chunk(
         match plan.output_kind {
             OutputKind::Csv => {
                 let o = &mut out.csv;
-                // The row's cells lie end to end: one scan tells whether any needs quoting.
-                if needs_quoting(row.bytes(), delim) {
+                if joined
+                    && keep_all
+                    && !(0..chunk.ncols()).any(|c| {
+                        let cell = row.get(c);
+                        matches!(
+                            cell.first(),
+                            Some(b'=' | b'@' | b'\t' | b'\r' | b'+' | b'-')
+                        ) && needs_neutralising(cell)
+                    })
+                {
+                    // The row as the file wrote it (no cell of a joined chunk needs quoting).
+                    o.extend_from_slice(row.bytes());
+                    o.push(delim);
+                } else if !joined && needs_quoting(row.bytes(), delim) {
+                    // The row's cells lie end to end: one scan tells whether any needs quoting.
                     for &c in &plan.keep {
                         write_csv_cell(o, row.get(c), delim, true);
                         o.push(delim);

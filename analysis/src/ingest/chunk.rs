@@ -1,5 +1,9 @@
 //! A block of parsed rows stored flat: one byte buffer and one end offset per cell, so a chunk
 //! of tens of thousands of rows costs a handful of allocations, reused from chunk to chunk.
+//!
+//! Each cell is followed by one separator byte: NUL for cells pushed one by one, the file's
+//! delimiter for the rows of an unquoted CSV block, which are copied line by line as they stand
+//! ([`RowChunk::push_joined_row`]) and can be written back the same way.
 
 /// The kind of a cell as the source file stored it. CSV cells are all [`CellKind::Text`];
 /// spreadsheet cells keep their type so a processed spreadsheet writes numbers as numbers.
@@ -31,6 +35,8 @@ pub struct RowChunk {
     rows: usize,
     first_row: u64,
     typed: bool,
+    /// Every row was pushed by [`RowChunk::push_joined_row`] with this delimiter.
+    joined: Option<u8>,
 }
 
 impl RowChunk {
@@ -53,6 +59,7 @@ impl RowChunk {
         self.rows = 0;
         self.first_row = first_row;
         self.typed = false;
+        self.joined = None;
     }
 
     /// Number of complete rows.
@@ -75,17 +82,19 @@ impl RowChunk {
         self.first_row
     }
 
-    /// Bytes held, for memory accounting.
+    /// Bytes of the cells held (separators excluded), for memory accounting.
     pub fn byte_len(&self) -> usize {
-        self.all_bytes().len()
+        self.all_bytes().len() - self.ends.len()
     }
 
     /// Appends one cell to the row being built.
     #[inline]
     pub fn push_cell(&mut self, bytes: &[u8], kind: CellKind) {
         self.unseal();
+        self.joined = None;
         self.data.extend_from_slice(bytes);
         self.ends.push(self.data.len() as u32);
+        self.data.push(0);
         if kind != CellKind::Text && !self.typed {
             self.typed = true;
             self.kinds.resize(self.ends.len() - 1, CellKind::Text);
@@ -108,6 +117,44 @@ impl RowChunk {
         self.push_cell(&[], kind);
     }
 
+    /// Starts rows pushed with [`RowChunk::push_joined_row`]: when the chunk is empty, it is
+    /// then known to hold only such rows until another cell is pushed.
+    pub fn begin_joined(&mut self, delimiter: u8) {
+        if self.ends.is_empty() {
+            self.joined = Some(delimiter);
+        }
+    }
+
+    /// The delimiter separating the cells of every row, when every row was pushed whole from an
+    /// unquoted CSV line by [`RowChunk::push_joined_row`] (so no cell holds the delimiter, a
+    /// double quote, a line feed or a carriage return) since [`RowChunk::begin_joined`].
+    #[inline]
+    pub fn joined(&self) -> Option<u8> {
+        self.joined
+    }
+
+    /// Appends a whole row from an unquoted CSV `line` whose first `ends.len()` fields end at
+    /// `ends` (offsets in `line`, each followed by the delimiter but the last): one copy of the
+    /// line instead of one per cell. `ends` must hold [`RowChunk::ncols`] increasing offsets
+    /// within `line`, and no row may be open.
+    #[inline]
+    pub fn push_joined_row(&mut self, line: &[u8], ends: &[u32], delimiter: u8) {
+        self.unseal();
+        if ends.is_empty() {
+            self.rows += 1;
+            return;
+        }
+        let base = self.data.len() as u32;
+        let last = ends.last().map_or(0, |e| *e as usize);
+        self.data.extend_from_slice(&line[..last]);
+        self.data.push(delimiter);
+        self.ends.extend(ends.iter().map(|e| base + e));
+        if self.typed {
+            self.kinds.resize(self.ends.len(), CellKind::Text);
+        }
+        self.rows += 1;
+    }
+
     /// Closes the row being built: pads missing cells with blanks.
     #[inline]
     pub fn end_row(&mut self) {
@@ -126,8 +173,17 @@ impl RowChunk {
         if self.typed {
             self.kinds.truncate(keep);
         }
-        let end = self.ends.last().map_or(0, |e| *e as usize);
+        // The last complete cell and its separator stay.
+        let end = self.ends.last().map_or(0, |e| *e as usize + 1);
         self.data.truncate(end);
+    }
+
+    /// Keeps the first `rows` rows (fewer than held) and drops the rest and any open row.
+    pub fn truncate_rows(&mut self, rows: usize) {
+        if rows < self.rows {
+            self.rows = rows;
+        }
+        self.discard_open_row();
     }
 
     /// Number of cells already pushed for the row being built.
@@ -162,6 +218,12 @@ impl RowChunk {
                 Err(e) => self.data = e.into_bytes(),
             }
         }
+    }
+
+    /// Seals the chunk ([`RowChunk::seal`]) and tells whether all its cells are valid UTF-8.
+    pub fn seal_checked(&mut self) -> bool {
+        self.seal();
+        self.sealed() || self.all_bytes().is_empty()
     }
 
     /// True when [`RowChunk::seal`] found the cells valid UTF-8.
@@ -217,12 +279,13 @@ impl<'a> RowRef<'a> {
         let start = if idx == 0 {
             0
         } else {
-            self.chunk.ends[idx - 1] as usize
+            self.chunk.ends[idx - 1] as usize + 1
         };
         &self.chunk.all_bytes()[start..self.chunk.ends[idx] as usize]
     }
 
-    /// The bytes of all the row's cells, end to end (without separators).
+    /// The bytes of all the row's cells, each but the last followed by its separator (NUL, or
+    /// the delimiter in a [`RowChunk::joined`] chunk: then they are the row's CSV line).
     #[inline]
     pub fn bytes(&self) -> &'a [u8] {
         if self.chunk.ncols == 0 {
@@ -231,7 +294,7 @@ impl<'a> RowRef<'a> {
         let start = if self.base == 0 {
             0
         } else {
-            self.chunk.ends[self.base - 1] as usize
+            self.chunk.ends[self.base - 1] as usize + 1
         };
         &self.chunk.all_bytes()[start..self.chunk.ends[self.base + self.chunk.ncols - 1] as usize]
     }
@@ -258,7 +321,7 @@ impl<'a> RowRef<'a> {
             let start = if idx == 0 {
                 0
             } else {
-                self.chunk.ends[idx - 1] as usize
+                self.chunk.ends[idx - 1] as usize + 1
             };
             return self
                 .chunk
@@ -298,7 +361,7 @@ mod tests {
             .map(|(r, k)| c.row(r).text(k).to_string())
             .collect();
         assert_eq!(before, after);
-        assert_eq!(c.row(0).bytes(), "aPonderación".as_bytes());
+        assert_eq!(c.row(0).bytes(), "a\0Ponderación".as_bytes());
         // Writing after sealing works on the bytes again.
         c.push_cell(b"\xff", CellKind::Text);
         c.end_row();

@@ -227,6 +227,13 @@ fn last_record_end(buf: &[u8], delimiter: u8) -> usize {
 trait Fields {
     fn count(&self) -> usize;
     fn field(&self, i: usize) -> &[u8];
+    /// Appends the first `ncols` fields (there are at least that many) to `chunk` as a row.
+    fn push_to(&self, ncols: usize, chunk: &mut RowChunk) {
+        for i in 0..ncols {
+            chunk.push_cell(self.field(i), CellKind::Text);
+        }
+        chunk.end_row();
+    }
 }
 
 impl Fields for ::csv::ByteRecord {
@@ -242,6 +249,7 @@ impl Fields for ::csv::ByteRecord {
 struct Split<'a> {
     line: &'a [u8],
     ends: &'a [u32],
+    delimiter: u8,
 }
 
 impl Fields for Split<'_> {
@@ -255,6 +263,9 @@ impl Fields for Split<'_> {
             self.ends[i - 1] as usize + 1
         };
         &self.line[start..self.ends[i] as usize]
+    }
+    fn push_to(&self, ncols: usize, chunk: &mut RowChunk) {
+        chunk.push_joined_row(self.line, &self.ends[..ncols], self.delimiter);
     }
 }
 
@@ -307,10 +318,7 @@ fn push_row<F: Fields + ?Sized>(
     {
         return Err(BlockErrorKind::NotUtf8);
     }
-    for i in 0..ncols {
-        chunk.push_cell(rec.field(i), CellKind::Text);
-    }
-    chunk.end_row();
+    rec.push_to(ncols, chunk);
     Ok(true)
 }
 
@@ -403,9 +411,22 @@ impl CsvBlock {
     /// columns). Unquoted blocks are split directly; blocks with quotes go through the CSV
     /// reader. The checks and messages are those of a sequential read.
     pub fn parse_into(&self, chunk: &mut RowChunk) -> Result<(), BlockError> {
+        let rows_before = chunk.len();
+        // Cells are not checked as UTF-8 one by one: the chunk's bytes are checked once when
+        // it is sealed (its cells are valid exactly when its bytes are: the separators are ASCII).
+        match self.parse_rows(chunk, false) {
+            Ok(()) if chunk.seal_checked() => return Ok(()),
+            Err(e) if std::str::from_utf8(&self.data).is_ok() => return Err(e),
+            _ => {}
+        }
+        // Some cell is not UTF-8: parse again checking each, to report the first row at fault.
+        chunk.truncate_rows(rows_before);
+        self.parse_rows(chunk, true)
+    }
+
+    fn parse_rows(&self, chunk: &mut RowChunk, check_utf8: bool) -> Result<(), BlockError> {
         let data = &self.data[..];
         let ncols = self.ncols;
-        let check_utf8 = std::str::from_utf8(data).is_err();
         // One scan of the block instead of one per cell: cells are only checked for NUL bytes
         // when the block holds one.
         let check_nul = memchr::memchr(0, data).is_some();
@@ -419,6 +440,7 @@ impl CsvBlock {
             && memchr::memchr_iter(b'\r', data).all(|i| data.get(i + 1) == Some(&b'\n'));
         if plain {
             let mut ends: Vec<u32> = Vec::with_capacity(ncols + 4);
+            chunk.begin_joined(self.delimiter);
             // One pass over the block finds the delimiters and the line ends together.
             let mut hits = memchr::memchr2_iter(self.delimiter, b'\n', data);
             let mut start = 0;
@@ -438,7 +460,11 @@ impl CsvBlock {
                     line = l;
                 }
                 ends.push(line.len() as u32);
-                let rec = Split { line, ends: &ends };
+                let rec = Split {
+                    line,
+                    ends: &ends,
+                    delimiter: self.delimiter,
+                };
                 let checks = Checks {
                     utf8: check_utf8,
                     nul: check_nul,
@@ -1008,6 +1034,58 @@ mod tests {
                 collect(&data, blocks).unwrap_err().to_string(),
                 "CSV parsing errors: Row 200001: Too few fields: expected 2 fields but parsed 1"
             );
+        }
+    }
+
+    #[test]
+    fn block_checks_report_the_first_row_at_fault() {
+        let block = |text: &[u8]| CsvBlock {
+            data: text.to_vec(),
+            delimiter: b',',
+            ncols: 2,
+            max_cell_bytes: 1000,
+            truncated: false,
+        };
+        let parse = |text: &[u8]| {
+            let mut c = RowChunk::new(2);
+            c.reset(2, 1);
+            block(text).parse_into(&mut c).map(|()| c)
+        };
+        let err = |text: &[u8]| parse(text).err().map(|e| (e.row, e.kind));
+        // Unquoted and quoted blocks alike (a quote sends a block through the CSV reader).
+        for q in [&b""[..], &b"\"q\",x\n"[..]] {
+            let k = q.len().min(1) as u64;
+            let with = |rest: &[u8]| [q, rest].concat();
+            // Not UTF-8 in row 2, too few fields in row 4: row 2 is reported, as a reader going
+            // row by row would.
+            assert_eq!(
+                err(&with(b"a,b\n\xff,b\nc,d\ne\n")),
+                Some((2 + k, BlockErrorKind::NotUtf8))
+            );
+            // Too few fields first.
+            assert_eq!(
+                err(&with(b"a,b\nc\n\xff,b\n")),
+                Some((2 + k, BlockErrorKind::TooFew(1)))
+            );
+            // Each cell is checked, not their concatenation: the two halves of an "é" in two
+            // cells are not text.
+            assert_eq!(
+                err(&with(b"a,b\n\xc3,\xa9\n")),
+                Some((2 + k, BlockErrorKind::NotUtf8))
+            );
+            assert_eq!(
+                err(&with(b"a,b\nc,d\x00\n")),
+                Some((2 + k, BlockErrorKind::NotText))
+            );
+            let c = parse(&with("a,Ponderación\r\n\nc,d,\n".as_bytes())).unwrap();
+            assert_eq!(c.len() as u64, 2 + k);
+            assert_eq!(c.row(k as usize).text(1), "Ponderación");
+            assert_eq!(c.row(1 + k as usize).text(0), "c");
+            assert_eq!(c.row(1 + k as usize).get(1), b"d");
+            assert_eq!(c.joined(), if k == 0 { Some(b',') } else { None });
+            if k == 0 {
+                assert_eq!(c.row(0).bytes(), "a,Ponderación".as_bytes());
+            }
         }
     }
 
