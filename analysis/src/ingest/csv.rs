@@ -223,6 +223,70 @@ fn last_record_end(buf: &[u8], delimiter: u8) -> usize {
     end
 }
 
+/// The positions of two bytes in a slice, in order (what `memchr::memchr2_iter` gives), found
+/// eight bytes at a time: cheaper than a vector search per hit when hits are a few bytes apart,
+/// as delimiters are in CSV lines.
+struct Hits2<'a> {
+    hay: &'a [u8],
+    a: u64,
+    b: u64,
+    /// Start of the word `mask` describes.
+    word: usize,
+    /// Start of the next word to read.
+    next: usize,
+    /// The high bit of each byte of the current word that matches and is not yet returned.
+    mask: u64,
+}
+
+impl<'a> Hits2<'a> {
+    fn new(hay: &'a [u8], a: u8, b: u8) -> Hits2<'a> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        Hits2 {
+            hay,
+            a: u64::from(a) * ONES,
+            b: u64::from(b) * ONES,
+            word: 0,
+            next: 0,
+            mask: 0,
+        }
+    }
+
+    /// The high bit of each zero byte of `v` (exact: no borrow between bytes).
+    #[inline]
+    fn zero_bytes(v: u64) -> u64 {
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        !(((v & LOW7) + LOW7) | v | LOW7)
+    }
+}
+
+impl Iterator for Hits2<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            let rest = self.hay.get(self.next..)?;
+            if rest.is_empty() {
+                return None;
+            }
+            self.word = self.next;
+            let (v, valid) = match rest.first_chunk::<8>() {
+                Some(w) => (u64::from_le_bytes(*w), u64::MAX),
+                None => {
+                    let mut w = [0u8; 8];
+                    w[..rest.len()].copy_from_slice(rest);
+                    (u64::from_le_bytes(w), (1u64 << (8 * rest.len())) - 1)
+                }
+            };
+            self.next += 8;
+            self.mask = (Self::zero_bytes(v ^ self.a) | Self::zero_bytes(v ^ self.b)) & valid;
+        }
+        let bit = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.word + bit / 8)
+    }
+}
+
 /// The fields of one record, as seen by [`push_row`].
 trait Fields {
     fn count(&self) -> usize;
@@ -442,7 +506,7 @@ impl CsvBlock {
             let mut ends: Vec<u32> = Vec::with_capacity(ncols + 4);
             chunk.begin_joined(self.delimiter);
             // One pass over the block finds the delimiters and the line ends together.
-            let mut hits = memchr::memchr2_iter(self.delimiter, b'\n', data);
+            let mut hits = Hits2::new(data, self.delimiter, b'\n');
             let mut start = 0;
             while start < data.len() {
                 ends.clear();
@@ -1034,6 +1098,28 @@ mod tests {
                 collect(&data, blocks).unwrap_err().to_string(),
                 "CSV parsing errors: Row 200001: Too few fields: expected 2 fields but parsed 1"
             );
+        }
+    }
+
+    #[test]
+    fn hits_are_memchr2s() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for len in 0..300usize {
+            for _ in 0..20 {
+                let hay: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        // Mostly the two bytes searched for, their neighbours and high bytes.
+                        [b',', b'\n', b'-', b'\x0b', b'\xac', b'\x8a', b'a', 0][(x % 8) as usize]
+                    })
+                    .collect();
+                let want: Vec<usize> = memchr::memchr2_iter(b',', b'\n', &hay).collect();
+                assert_eq!(Hits2::new(&hay, b',', b'\n').collect::<Vec<_>>(), want);
+                let want: Vec<usize> = memchr::memchr2_iter(0, 0xAC, &hay).collect();
+                assert_eq!(Hits2::new(&hay, 0, 0xAC).collect::<Vec<_>>(), want);
+            }
         }
     }
 
