@@ -615,6 +615,39 @@ fn score(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) -> (Sco
         }
     }
 
+    // A name column under a header no token reads as one (`Issuer`, `Emisor`, `Obligor`, ...):
+    // the column whose values are mostly names of the MDB or institution lists.
+    if roles.name.is_none() && !sample_rows.is_empty() {
+        let taken = [
+            roles.nif,
+            roles.lei,
+            roles.asset_class,
+            roles.country,
+            roles.collateral,
+            roles.scra,
+        ];
+        let mut best: Option<(usize, usize)> = None;
+        for c in (0..width).filter(|c| !taken.contains(&Some(*c))) {
+            let vals: Vec<&str> = column(sample_rows, c).collect();
+            if vals.len() < 2 {
+                continue;
+            }
+            let listed = vals
+                .iter()
+                .filter(|v| {
+                    matches!(
+                        refdata.mdb().by_name(v),
+                        NameMatch::Found(_) | NameMatch::Ambiguous(..)
+                    ) || matches!(refdata.institutions().by_name(v), NameMatch::Found(_))
+                })
+                .count();
+            if listed * 2 > vals.len() && best.is_none_or(|(_, b)| listed > b) {
+                best = Some((c, listed));
+            }
+        }
+        roles.name = best.map(|(c, _)| c);
+    }
+
     let mut columns: Vec<ColumnRole> = Vec::new();
     for (i, h) in headers.iter().enumerate() {
         let by_header = header_role(h);
@@ -622,6 +655,7 @@ fn score(headers: &[&str], sample_rows: &[Vec<&str>], refdata: &RefData) -> (Sco
             Some((r, t)) => Some((r, "header", Some(t))),
             None if Some(i) == roles.nif => Some(("nif", "values", None)),
             None if Some(i) == roles.lei => Some(("lei", "values", None)),
+            None if Some(i) == roles.name => Some(("name", "values", None)),
             None => None,
         };
         if let Some((role, by, token)) = role {
