@@ -38,6 +38,7 @@ pub mod classify;
 pub mod cli;
 pub mod columns;
 pub mod engine;
+pub mod inspect;
 pub mod error;
 #[cfg(feature = "cli")]
 pub mod generate;

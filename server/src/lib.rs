@@ -268,6 +268,7 @@ pub async fn serve(state: AppState) -> anyhow::Result<()> {
     });
     let hub = state.hub.clone();
     let collab = state.collab.clone();
+    service::files::start_sweeper(&state);
     tracing::info!("listening on http://{local}");
     println!("Capital Optimization Portal listening on http://{local}");
     axum::serve(

@@ -311,8 +311,11 @@ impl Storage {
         mut stream: BoxStream<'_, StorageResult<Bytes>>,
         content_type: &str,
     ) -> StorageResult<u64> {
+        // The local file system keeps no attributes (downloads take the type from the row).
         let mut attributes = Attributes::new();
-        attributes.insert(Attribute::ContentType, content_type.to_owned().into());
+        if matches!(self.backend, Backend::S3 { .. }) {
+            attributes.insert(Attribute::ContentType, content_type.to_owned().into());
+        }
         let mut first = BytesMut::new();
         let mut more = None;
         while let Some(chunk) = stream.next().await {

@@ -30,7 +30,8 @@ impl FromRequestParts<AppState> for Actor {
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ClientQuery {
     /// The client; required only for members of several clients and admins who work on another
-    /// client than their first.
+    /// client than their first. Also accepted as `client`.
+    #[serde(alias = "client")]
     pub client_id: Option<String>,
 }
 

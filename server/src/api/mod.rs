@@ -24,7 +24,10 @@ pub mod clients;
 pub mod collab_ws;
 pub mod dashboard;
 pub mod extract;
+pub mod files;
 pub mod invitations;
+pub mod levers;
+pub mod mappings;
 pub mod reports;
 pub mod waitlist;
 
@@ -52,6 +55,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(collab_ws::router())
         .merge(board::router())
         .merge(clients::router())
+        .merge(files::router())
+        .merge(levers::router())
+        .merge(mappings::router())
         .merge(crate::realtime::ws::router())
 }
 

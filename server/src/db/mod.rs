@@ -10,6 +10,9 @@ use sqlx::{AnyPool, Executor};
 
 pub mod board;
 pub mod clients;
+pub mod files;
+pub mod levers;
+pub mod mappings;
 pub mod misc;
 pub mod reports;
 pub mod runs;

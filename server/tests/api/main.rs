@@ -7,6 +7,7 @@ mod helpers;
 mod auth;
 mod board;
 mod contract;
+mod files;
 mod invitations;
 mod matrix;
 mod realtime;

@@ -83,6 +83,12 @@ enum Needs {
     Category,
     Report,
     Folder,
+    /// A stored CSV file of Bank A (uploaded by the admin).
+    File,
+    /// A mapping template of Bank A.
+    Template,
+    /// A lever.
+    Lever,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -235,6 +241,30 @@ const ROUTES: &[Route] = &[
     route("DELETE", "/api/board/categories/{id}", Rule::ClientWrite, 204)
         .on_client()
         .needs(Needs::Category),
+    // Files: the upload routes are called with a JSON body, so callers who may upload get the
+    // multipart refusal (400); the uploads themselves are tested in files.rs.
+    route("GET", "/api/files", Rule::ClientRead, 200).on_client(),
+    route("POST", "/api/files", Rule::ClientWrite, 400)
+        .on_client()
+        .body(|_| Some(json!({}))),
+    route("POST", "/api/files/inspect", Rule::ClientWrite, 400)
+        .on_client()
+        .body(|_| Some(json!({}))),
+    route("GET", "/api/files/{file_id}", Rule::ClientRead, 200).needs(Needs::File),
+    route("DELETE", "/api/files/{file_id}", Rule::ClientWrite, 204).needs(Needs::File),
+    route("GET", "/api/files/{file_id}/original", Rule::ClientRead, 200).needs(Needs::File),
+    // Not processed: no output to download.
+    route("GET", "/api/files/{file_id}/processed", Rule::ClientRead, 404).needs(Needs::File),
+    route("GET", "/api/levers", Rule::SignedIn, 200),
+    route("GET", "/api/levers/{lever_id}/columns", Rule::SignedIn, 200).needs(Needs::Lever),
+    route("GET", "/api/mapping-templates", Rule::ClientRead, 200).on_client(),
+    route("POST", "/api/mapping-templates", Rule::ClientWrite, 201)
+        .on_client()
+        .body(|f| {
+            Some(json!({"name": format!("Template {}", f.unique), "leverId": null, "sourceColumns": ["NIF"], "mapping": {"NIF": "NIF"}}))
+        }),
+    route("DELETE", "/api/mapping-templates/{template_id}", Rule::ClientWrite, 204)
+        .needs(Needs::Template),
     // Sockets, called without the upgrade: 401 anonymous, 426 signed in.
     route("GET", "/api/ws", Rule::SignedIn, 426),
     route("GET", "/api/collab/{report_id}", Rule::SignedIn, 426).needs(Needs::Report),
@@ -305,6 +335,27 @@ async fn body_of(r: reqwest::Response) -> (StatusCode, Value) {
     )
 }
 
+/// A CSV file of a client uploaded by `admin`: its id.
+async fn matrix_upload(admin: &Session, client: &str, n: usize) -> String {
+    let csrf = admin.cookie("capopt_csrf").unwrap_or_default();
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(format!("NIF,Exposure_Amount\nQ2826000H,{n}\n").into_bytes())
+            .file_name(format!("matrix-{n}.csv")),
+    );
+    let r = admin
+        .http
+        .post(format!("{}/api/files?client_id={client}", admin.base))
+        .header("x-csrf-token", csrf)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let (st, v) = body_of(r).await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    v["file"]["id"].as_str().expect("file id").to_string()
+}
+
 /// A fresh row of Bank A for a call.
 async fn fresh(admin: &Session, f: &Fixture, needs: Needs, n: usize) -> String {
     let q = format!("?client_id={}", f.client);
@@ -346,6 +397,20 @@ async fn fresh(admin: &Session, f: &Fixture, needs: Needs, n: usize) -> String {
             )
             .await
         }
+        Needs::File => matrix_upload(admin, &f.client, n).await,
+        Needs::Template => {
+            id_of(
+                admin,
+                Method::POST,
+                &format!("/api/mapping-templates{q}"),
+                json!({"name": format!("Own template {n}"), "sourceColumns": ["NIF"], "mapping": {"NIF": "NIF"}}),
+            )
+            .await
+        }
+        Needs::Lever => {
+            let (_, levers) = admin.json("/api/levers").await;
+            levers[0]["id"].as_str().expect("a lever").to_string()
+        }
         Needs::Folder => {
             id_of(
                 admin,
@@ -368,7 +433,11 @@ async fn bank_a(admin: &Session, client: &str) -> Value {
     let (_, folders) = admin
         .json(&format!("/api/reports/folders?client_id={client}"))
         .await;
-    json!({"board": board, "reports": reports, "folders": folders})
+    let (_, files) = admin.json(&format!("/api/files?client_id={client}")).await;
+    let (_, templates) = admin
+        .json(&format!("/api/mapping-templates?client_id={client}"))
+        .await;
+    json!({"files": files, "templates": templates, "board": board, "reports": reports, "folders": folders})
 }
 
 #[tokio::test]
@@ -436,6 +505,9 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 )
                 .replace("{report_id}", &f.fresh)
                 .replace("{folder_id}", &f.fresh)
+                .replace("{file_id}", &f.fresh)
+                .replace("{template_id}", &f.fresh)
+                .replace("{lever_id}", &f.fresh)
                 .replace("{token}", "no-such-invitation-token");
             let url = format!(
                 "{}{}{}",
