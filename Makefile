@@ -15,7 +15,7 @@ RELEASE_BIN := $(CARGO_TARGET_DIR)/release/capopt
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
-.PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-e2e-pg test-collab-pg check fmt types \
+.PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-storage-s3 test-e2e-pg test-collab-pg check fmt types \
         chromium services bench-analysis load-events load-collab clean-test-dbs
 
 help:
@@ -78,8 +78,20 @@ test-collab: web-deps
 # with every server on a fresh PostgreSQL database.
 test-scale: clean-test-dbs
 	TEST_DATABASE_URL=$(PG_URL) TEST_REDIS_URL=$(REDIS) cargo test -p server -- --include-ignored
+	$(MAKE) test-storage-s3
 	$(MAKE) test-e2e-pg test-collab-pg
 	$(MAKE) clean-test-dbs
+
+# The object-storage suite against a real S3-compatible server: moto's server from PyPI, in a
+# virtual environment outside the clone, on a free port of 127.0.0.1, stopped afterwards.
+MOTO_VENV ?= $(HOME)/.cache/capopt/moto-venv
+test-storage-s3:
+	@test -x $(MOTO_VENV)/bin/moto_server || { python3 -m venv $(MOTO_VENV) && $(MOTO_VENV)/bin/pip install -q 'moto[server]==5.2.5'; }
+	@port=$$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
+	  $(MOTO_VENV)/bin/moto_server -H 127.0.0.1 -p $$port > $(CARGO_TARGET_DIR)/moto.log 2>&1 & pid=$$!; \
+	  trap "kill $$pid" EXIT; \
+	  for i in $$(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $$port), 1)" 2>/dev/null && break; sleep 0.2; done; \
+	  S3_TEST_ENDPOINT=http://127.0.0.1:$$port cargo test -p server --test api storage -- --include-ignored
 
 test-e2e-pg: chromium web-build
 	cargo test --workspace --no-run -q

@@ -13,4 +13,5 @@ mod matrix;
 mod realtime;
 mod reports;
 mod security;
+mod storage;
 mod waitlist;
