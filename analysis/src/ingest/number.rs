@@ -159,23 +159,22 @@ fn fast_plain(bytes: &[u8], style: DecimalStyle) -> Option<f64> {
         return None;
     }
     let mut mantissa: u64 = 0;
-    let mut frac_digits: usize = 0;
-    let mut seen_sep = false;
-    let mut int_digits = 0usize;
-    for &b in body {
-        match b {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(b - b'0');
-                if seen_sep {
-                    frac_digits += 1;
-                } else {
-                    int_digits += 1;
-                }
-            }
-            b'.' if !seen_sep => seen_sep = true,
-            _ => return None,
+    let mut dot = None;
+    for (i, &b) in body.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d < 10 {
+            mantissa = mantissa * 10 + u64::from(d);
+        } else if b == b'.' && dot.is_none() {
+            dot = Some(i);
+        } else {
+            return None;
         }
     }
+    let seen_sep = dot.is_some();
+    let (int_digits, frac_digits) = match dot {
+        Some(i) => (i, body.len() - i - 1),
+        None => (body.len(), 0),
+    };
     if int_digits == 0 || (seen_sep && frac_digits == 0) {
         return None;
     }

@@ -48,6 +48,24 @@ use rustc_hash::FxHashMap;
 use crate::error::Result;
 pub use ids::{Lei, LeiError, Nif, NifError, fold_name};
 
+/// Every two-letter code from `AA` to `ZZ`, in order.
+const COUNTRY_CODES: &str = {
+    const BYTES: [u8; 2 * 26 * 26] = {
+        let mut a = [0u8; 2 * 26 * 26];
+        let mut i = 0;
+        while i < 26 * 26 {
+            a[2 * i] = b'A' + (i / 26) as u8;
+            a[2 * i + 1] = b'A' + (i % 26) as u8;
+            i += 1;
+        }
+        a
+    };
+    match std::str::from_utf8(&BYTES) {
+        Ok(s) => s,
+        Err(_) => "",
+    }
+};
+
 /// An ISO 3166 alpha-2 country code (upper case).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Country([u8; 2]);
@@ -87,6 +105,12 @@ impl Country {
 
     /// The code as text.
     pub fn as_str(&self) -> &str {
+        let [a, b] = self.0;
+        if a.is_ascii_uppercase() && b.is_ascii_uppercase() {
+            // From the table of all codes: no UTF-8 check per call.
+            let i = 2 * self.slot();
+            return COUNTRY_CODES.get(i..i + 2).unwrap_or("");
+        }
         std::str::from_utf8(&self.0).unwrap_or("")
     }
 
@@ -975,6 +999,18 @@ impl RefData {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn country_codes_read_as_written() {
+        for a in b'A'..=b'Z' {
+            for b in b'A'..=b'Z' {
+                let c = Country([a, b]);
+                assert_eq!(c.as_str().as_bytes(), [a, b]);
+            }
+        }
+        assert_eq!(Country(*b"e1").as_str(), "e1");
+    }
+
     use super::*;
 
     #[test]
