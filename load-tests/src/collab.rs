@@ -344,7 +344,7 @@ fn threads_on_cpu_ns(pid: u32) -> u64 {
 }
 
 /// CPU seconds (user + system) of a process so far.
-fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
+pub(crate) fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
     let after = stat.rsplit_once(')').context("bad stat")?.1;
     let f: Vec<&str> = after.split_whitespace().collect();
@@ -353,7 +353,7 @@ fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
     Ok(ticks / 100.0)
 }
 
-fn peak_rss_kib(pid: u32) -> anyhow::Result<u64> {
+pub(crate) fn peak_rss_kib(pid: u32) -> anyhow::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     let line = status
         .lines()
@@ -465,13 +465,13 @@ async fn typing_run(
 }
 
 /// A Node reference server started from `load-tests/node`.
-struct NodeServer {
-    child: tokio::process::Child,
-    base: String,
-    pid: u32,
+pub(crate) struct NodeServer {
+    pub(crate) child: tokio::process::Child,
+    pub(crate) base: String,
+    pub(crate) pid: u32,
 }
 
-async fn start_node(dir: &std::path::Path, script: &str) -> anyhow::Result<NodeServer> {
+pub(crate) async fn start_node(dir: &std::path::Path, script: &str) -> anyhow::Result<NodeServer> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port();

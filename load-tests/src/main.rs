@@ -5,6 +5,7 @@
 //! Run with `load-tests events --help`.
 
 mod collab;
+mod collab_node;
 mod common;
 mod events;
 
@@ -26,6 +27,10 @@ enum Scenario {
     /// memory), a long history (stored bytes per edit, cold load), SIGKILL rounds, and the same
     /// load against Hocuspocus and the y-websocket reference server.
     Collab(collab::Args),
+    /// The typing load with the stock providers browsers run (y-websocket's for capopt,
+    /// Hocuspocus's for Hocuspocus) from one Node process: latency, deliveries against expected,
+    /// messages and bytes per connection by kind, server memory; optional slow readers.
+    CollabNode(collab_node::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -44,6 +49,7 @@ fn main() -> std::process::ExitCode {
         match cli.scenario {
             Scenario::Events(args) => events::run(args).await,
             Scenario::Collab(args) => collab::run(args).await,
+            Scenario::CollabNode(args) => collab_node::run(args).await,
         }
     });
     match result {
