@@ -72,7 +72,7 @@ pub struct Config {
     /// Log as JSON lines.
     #[arg(long, env = "LOG_JSON", default_value = "0", value_parser = parse_flag)]
     pub log_json: bool,
-    /// Largest accepted upload, in megabytes (10^6 bytes).
+    /// Largest accepted upload, in mebibytes (MiB).
     #[arg(long, env = "MAX_UPLOAD_MB", default_value_t = 20)]
     pub max_upload_mb: u64,
     /// S3 bucket for uploaded and processed files. Files are kept under `DATA_DIR/objects` when
