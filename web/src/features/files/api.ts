@@ -6,111 +6,48 @@ import { CSRF_COOKIE, CSRF_HEADER } from '@/lib/api-client'
 import { readCookie } from '@/lib/cookies'
 import { useRealtimeTopic } from '@/lib/realtime'
 
-// The wire types of issue 11's contract (files, levers, mapping templates, runs). They are written
-// here until the server's generated copies land in `web/src/api/types`.
+import type { ClientFile } from '@/api/types/ClientFile'
+import type { Inspection } from '@/api/types/Inspection'
+import type { Lever } from '@/api/types/Lever'
+import type { MappingTemplate } from '@/api/types/MappingTemplate'
+import type { NewMappingTemplate } from '@/api/types/NewMappingTemplate'
+import type { RunSnapshot } from '@/api/types/RunSnapshot'
+import type { StandardColumn } from '@/api/types/StandardColumn'
+import type { UploadOptions } from '@/api/types/UploadOptions'
+import type { UploadResult } from '@/api/types/UploadResult'
 
-export type DataType = 'text' | 'numeric' | 'date' | 'boolean'
-export type Lever = { id: string; code: string | null; name: string; category: string }
-export type StandardColumn = {
-  name: string
-  description: string
-  category: 'core' | 'analysis' | 'optional'
-  isRequired: boolean
-  dataType: DataType
-}
-export type DetectedColumn = { name: string; dataType: DataType; samples: string[] }
+// The wire types of files, levers, mapping templates and runs are generated from the server
+// (`web/src/api/types`); the area's code imports them from here.
+export type { ClientFile } from '@/api/types/ClientFile'
+export type { DataType } from '@/api/types/DataType'
+export type { DetectedColumn } from '@/api/types/DetectedColumn'
+export type { FileStatus } from '@/api/types/FileStatus'
+export type { Inspection } from '@/api/types/Inspection'
+export type { Lever } from '@/api/types/Lever'
+export type { MappingTemplate } from '@/api/types/MappingTemplate'
+export type { NewMappingTemplate as NewTemplate } from '@/api/types/NewMappingTemplate'
+export type { RunChecks } from '@/api/types/RunChecks'
+export type { RunMode } from '@/api/types/RunMode'
+export type { RunResult } from '@/api/types/RunResult'
+export type { RunSnapshot } from '@/api/types/RunSnapshot'
+export type { RunStage } from '@/api/types/RunStage'
+export type { RunState } from '@/api/types/RunState'
+export type { StandardColumn } from '@/api/types/StandardColumn'
+export type { UploadOptions } from '@/api/types/UploadOptions'
+export type { UploadResult } from '@/api/types/UploadResult'
+
+/** The risk-weight notations a run reads (`Inspection.riskWeightFormat`, `UploadOptions.riskWeightFormat`). */
 export type RiskWeightFormat = 'decimal' | 'percent'
+/** The maturity units a run reads (`Inspection.maturityUnit`, `UploadOptions.maturityUnit`). */
 export type MaturityUnit = 'days' | 'months' | 'years'
-export type Inspection = {
-  fileName: string
-  columns: DetectedColumn[]
-  /** The first data rows (at most 10), cells in the order of `columns`. */
-  preview: string[][]
-  /** Standard column -> source column, from the server's auto-mapping. */
-  suggestedMapping: Record<string, string>
-  suggestionScores: Record<string, number>
-  riskWeightFormat: RiskWeightFormat | null
-  maturityUnit: MaturityUnit | null
-  classification: { lever: string; confidence: number; competitors: { lever: string; score: number }[] } | null
+
+export function asRiskWeightFormat(value: string | null | undefined): RiskWeightFormat | null {
+  return value === 'decimal' || value === 'percent' ? value : null
 }
-export type FileStatus = 'uploaded' | 'queued' | 'processing' | 'processed' | 'pending_review' | 'failed'
-export type RunMode = 'manual' | 'enhanced-ai'
-export type RunState = 'queued' | 'running' | 'completed' | 'failed' | 'pending_review' | 'cancelled'
-export type RunStage = 'queued' | 'reading' | 'classifying' | 'mapping' | 'evaluating' | 'writing' | 'recording' | 'done'
-export type RunChecks = { errorRows: number; unreadableValues: number; flaggedRows: number; totalsReconciled: boolean }
-export type RunResult = {
-  leverId: string | null
-  leverName: string | null
-  savingsRwas: number
-  savingsBps: number
-  confidence: number | null
-  rows: number
-  matched: number
-  notMatched: number
-  errors: number
-  mappedColumns: number
-  /** The engine's classification evidence (JSON), when the run classified the file. */
-  classification: unknown
-  checks: RunChecks
+
+export function asMaturityUnit(value: string | null | undefined): MaturityUnit | null {
+  return value === 'days' || value === 'months' || value === 'years' ? value : null
 }
-export type RunSnapshot = {
-  id: string
-  clientId: string
-  fileId: string
-  mode: RunMode
-  state: RunState
-  stage: RunStage
-  rowsRead: number
-  rowsTotal: number | null
-  rowsDone: number
-  rowsMatched: number
-  percent: number
-  seq: number
-  attempts: number
-  error: string | null
-  createdAt: string
-  startedAt: string | null
-  finishedAt: string | null
-  result: RunResult | null
-}
-export type ClientFile = {
-  id: string
-  clientId: string
-  name: string
-  fileType: string
-  sizeBytes: number
-  uploadedAt: string
-  uploadedBy: string | null
-  leverId: string | null
-  leverName: string | null
-  leverCategory: string | null
-  processed: boolean
-  status: FileStatus
-  processingError: string | null
-  hasProcessed: boolean
-  savingsRwas: number
-  savingsBps: number
-  latestRun: RunSnapshot | null
-}
-export type UploadOptions = {
-  mode: RunMode
-  leverId: string | null
-  process: boolean
-  mapping: Record<string, string> | null
-  riskWeightFormat: string | null
-  maturityUnit: string | null
-}
-export type UploadResult = { file: ClientFile; run: RunSnapshot | null }
-export type MappingTemplate = {
-  id: string
-  clientId: string
-  name: string
-  leverId: string | null
-  sourceColumns: string[]
-  mapping: Record<string, string>
-  createdAt: string
-}
-export type NewTemplate = Pick<MappingTemplate, 'name' | 'leverId' | 'sourceColumns' | 'mapping'>
 
 /** The Our Files filters, as the list endpoint takes them (empty strings: no filter). */
 export type FileFilters = {
@@ -164,7 +101,7 @@ export const listLevers = () => api.get<Lever[]>('/api/levers')
 export const listLeverColumns = (leverId: string) => api.get<StandardColumn[]>(`/api/levers/${enc(leverId)}/columns`)
 export const listTemplates = (clientId: string, leverId: string | null) =>
   api.get<MappingTemplate[]>(clientPath('/api/mapping-templates', clientId, { lever: leverId ?? '' }))
-export const createTemplate = (clientId: string, body: NewTemplate) => api.post<MappingTemplate>(clientPath('/api/mapping-templates', clientId), body)
+export const createTemplate = (clientId: string, body: NewMappingTemplate) => api.post<MappingTemplate>(clientPath('/api/mapping-templates', clientId), body)
 export const deleteTemplate = (templateId: string) => apiRequest<void>(`/api/mapping-templates/${enc(templateId)}`, { method: 'DELETE' })
 export const getRun = (runId: string) => api.get<RunSnapshot>(`/api/runs/${enc(runId)}`)
 export const cancelRun = (runId: string) => api.post<RunSnapshot>(`/api/runs/${enc(runId)}/cancel`)
@@ -296,7 +233,7 @@ export function useTemplates(clientId: string | null, leverId: string | null) {
 export function useCreateTemplate(clientId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: NewTemplate) => createTemplate(clientId, body),
+    mutationFn: (body: NewMappingTemplate) => createTemplate(clientId, body),
     onSettled: () => client.invalidateQueries({ queryKey: [...fileKeys.client(clientId), 'templates'] }),
   })
 }
@@ -333,7 +270,5 @@ export function useLiveFiles(clientId: string | null) {
 
 /** A run's progress event carries its snapshot. */
 export function runSnapshotOf(frame: EventFrame): RunSnapshot | null {
-  const f = frame as { type: string; data?: unknown }
-  if (f.type !== 'run.progress' || !f.data || typeof f.data !== 'object') return null
-  return f.data as RunSnapshot
+  return frame.type === 'run.progress' ? frame.data : null
 }

@@ -1,5 +1,7 @@
 import {
+  closestCenter,
   DndContext,
+  pointerWithin,
   KeyboardSensor,
   MouseSensor,
   TouchSensor,
@@ -7,7 +9,9 @@ import {
   useDroppable,
   useSensor,
   useSensors,
+  type CollisionDetection,
   type DragEndEvent,
+  type KeyboardCoordinateGetter,
 } from '@dnd-kit/core'
 import { CSS } from '@dnd-kit/utilities'
 import { AlertTriangle, CheckCircle2, GripVertical, Save, Search, Trash2, X } from 'lucide-react'
@@ -24,6 +28,8 @@ import { cn } from '@/lib/cn'
 import { toast } from '@/lib/toast'
 
 import {
+  asMaturityUnit,
+  asRiskWeightFormat,
   useCreateTemplate,
   useDeleteTemplate,
   useTemplates,
@@ -96,8 +102,8 @@ export function MappingDialog(props: MappingDialogProps) {
   const [templateName, setTemplateName] = useState('')
   const [search, setSearch] = useState('')
   const [mappedOnly, setMappedOnly] = useState(false)
-  const [riskWeightFormat, setRiskWeightFormat] = useState<RiskWeightFormat | null>(inspection.riskWeightFormat)
-  const [maturityUnit, setMaturityUnit] = useState<MaturityUnit | null>(inspection.maturityUnit)
+  const [riskWeightFormat, setRiskWeightFormat] = useState<RiskWeightFormat | null>(asRiskWeightFormat(inspection.riskWeightFormat))
+  const [maturityUnit, setMaturityUnit] = useState<MaturityUnit | null>(asMaturityUnit(inspection.maturityUnit))
   const [autoAppliedName] = useState(initial.template?.name ?? null)
 
   const templates = useTemplates(clientId, lever.id)
@@ -117,7 +123,7 @@ export function MappingDialog(props: MappingDialogProps) {
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 4 } }),
     useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 4 } }),
-    useSensor(KeyboardSensor),
+    useSensor(KeyboardSensor, { coordinateGetter: targetRowCoordinates }),
   )
 
   const link = (standard: string, source: string) => setMapping((m) => linkColumns(m, standard, source))
@@ -270,7 +276,7 @@ export function MappingDialog(props: MappingDialogProps) {
               <option value="percent">Percent (20 = 20%)</option>
             </Select>
             <p className="text-xs text-slate-500">
-              Detected in the file: {inspection.riskWeightFormat ? formatLabel(inspection.riskWeightFormat) : 'not detected'}
+              Detected in the file: {formatLabel(asRiskWeightFormat(inspection.riskWeightFormat))}
             </p>
           </div>
           <div className="space-y-1.5">
@@ -285,7 +291,7 @@ export function MappingDialog(props: MappingDialogProps) {
           </div>
         </section>
 
-        <DndContext sensors={sensors} onDragEnd={onDragEnd} accessibility={{ announcements: announcements(standardColumns) }}>
+        <DndContext sensors={sensors} collisionDetection={dropTarget} onDragEnd={onDragEnd} accessibility={{ announcements: announcements(standardColumns) }}>
           <div className="grid gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
             <section aria-label="File columns" className="space-y-2">
               <h3 className="text-sm font-semibold text-slate-900">File columns ({sources.length})</h3>
@@ -346,7 +352,40 @@ export function MappingDialog(props: MappingDialogProps) {
   )
 }
 
-function formatLabel(format: RiskWeightFormat): string {
+/**
+ * Where a drop lands: with a pointer, the standard column under it (a drop anywhere else maps
+ * nothing); with the keyboard, which moves the column from row to row, the row it sits on.
+ */
+export const dropTarget: CollisionDetection = (args) => (args.pointerCoordinates ? pointerWithin(args) : closestCenter(args))
+
+/**
+ * The keyboard's moves while a file column is picked up: Right (or Down) onto the next standard
+ * column, Up or Left onto the previous one, in the order the rows are shown; Space or Enter drops
+ * it there, Escape puts it back. (dnd-kit's default moves 25 px per key press, which a scrolled
+ * list of rows clips.)
+ */
+export const targetRowCoordinates: KeyboardCoordinateGetter = (event, { context }) => {
+  const forward = event.code === 'ArrowDown' || event.code === 'ArrowRight'
+  const backward = event.code === 'ArrowUp' || event.code === 'ArrowLeft'
+  if (!forward && !backward) return undefined
+  event.preventDefault()
+  const rows = context.droppableContainers
+    .getEnabled()
+    .filter((c) => String(c.id).startsWith(TARGET_PREFIX))
+    .flatMap((c) => {
+      const rect = context.droppableRects.get(c.id)
+      return rect ? [{ id: c.id, rect }] : []
+    })
+    .sort((a, b) => a.rect.top - b.rect.top)
+  if (rows.length === 0) return undefined
+  const at = rows.findIndex((r) => r.id === context.over?.id)
+  const next = at < 0 ? (forward ? 0 : rows.length - 1) : Math.max(0, Math.min(rows.length - 1, at + (forward ? 1 : -1)))
+  const rect = rows[next]!.rect
+  return { x: rect.left + 8, y: rect.top + 4 }
+}
+
+function formatLabel(format: RiskWeightFormat | null): string {
+  if (format === null) return 'not detected'
   return format === 'decimal' ? 'decimal (0.2 = 20%)' : 'percent (20 = 20%)'
 }
 
