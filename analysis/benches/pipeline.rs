@@ -15,7 +15,10 @@
 //!
 //! When `python3` has pandas and/or polars, the scripts in `benches/compare/` apply the same PSE
 //! rules (tables and reference lists exported from this crate) to the same CSV, read to write,
-//! and their figures are printed alongside. Options: `--rows N`, `--xlsx-rows N`, `--no-compare`.
+//! and their figures are printed alongside. Options: `--rows N`, `--xlsx-rows N`, `--no-compare`,
+//! `--repeat N` (default 3): after the table, N rounds of our CSV end to end then polars, back to
+//! back, and the medians of their times and of the per-round ratios (a shared machine's load moves
+//! single runs too much to compare them).
 
 #![allow(unsafe_code)] // wait4 for the peak memory and CPU time of `capopt analyze`
 
@@ -534,6 +537,54 @@ fn run(args: &[String]) -> Result<(), String> {
                 f.secs / o.secs,
                 f.cpu_secs.unwrap_or(f64::NAN) / o.cpu_secs.unwrap_or(f64::NAN),
                 f.peak_kb as f64 / o.peak_kb.max(1) as f64
+            );
+        }
+    }
+    let repeat: usize = arg(args, "--repeat")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    if repeat > 0 && !args.iter().any(|a| a == "--no-compare") && python_has("polars") {
+        let compare = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/compare");
+        let mut rounds: Vec<(Figure, Figure)> = Vec::new();
+        for _ in 0..repeat {
+            let ours = measure_stage(&exe, "end-to-end", &csv, &data);
+            let theirs = run_python("polars", &compare.join("pse_polars.py"), &csv, &data);
+            match (ours, theirs) {
+                (Ok(o), Ok(p)) => rounds.push((o, p)),
+                (Err(e), _) | (_, Err(e)) => eprintln!("round: {e}"),
+            }
+        }
+        if !rounds.is_empty() {
+            let med = |mut v: Vec<f64>| -> f64 {
+                v.sort_by(f64::total_cmp);
+                let n = v.len();
+                if n % 2 == 1 {
+                    v[n / 2]
+                } else {
+                    (v[n / 2 - 1] + v[n / 2]) / 2.0
+                }
+            };
+            let cpu = |f: &Figure| f.cpu_secs.unwrap_or(f64::NAN);
+            println!(
+                "\n{} rounds on the CSV, end to end, ours then polars back to back (medians):",
+                rounds.len()
+            );
+            println!(
+                "  capopt: {:.3} s wall, {:.2} s CPU; polars: {:.3} s wall, {:.2} s CPU",
+                med(rounds.iter().map(|(o, _)| o.secs).collect()),
+                med(rounds.iter().map(|(o, _)| cpu(o)).collect()),
+                med(rounds.iter().map(|(_, p)| p.secs).collect()),
+                med(rounds.iter().map(|(_, p)| cpu(p)).collect()),
+            );
+            println!(
+                "  polars / capopt: {:.1}x the wall time, {:.1}x the CPU time (median of the rounds' ratios; rounds: {})",
+                med(rounds.iter().map(|(o, p)| p.secs / o.secs).collect()),
+                med(rounds.iter().map(|(o, p)| cpu(p) / cpu(o)).collect()),
+                rounds
+                    .iter()
+                    .map(|(o, p)| format!("{:.1}x", p.secs / o.secs))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
         }
     }
