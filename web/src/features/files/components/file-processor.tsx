@@ -406,7 +406,8 @@ function ProcessorStep({ clientId, mode, canWrite, onBack }: StepProps) {
                 )}
                 <div className="flex flex-wrap gap-2">
                   {phase.kind === 'uploaded' ? (
-                    <Button onClick={reset} disabled={busy}>
+                    // The run goes on without this screen: Our Files follows it.
+                    <Button onClick={reset}>
                       <Upload /> Upload Another File
                     </Button>
                   ) : (
