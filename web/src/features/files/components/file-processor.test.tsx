@@ -58,13 +58,13 @@ describe('FileProcessor', () => {
 
   it("refuses wrong files before sending anything, and shows the server's refusal in the red Error alert", async () => {
     const { calls } = renderProcessor('/client/file-processor?mode=enhanced-ai', filesState(), {
-      'POST /api/files': () => json(400, { code: 'unsupported_file', message: 'Please upload only PDF, Excel or CSV files.' }),
+      'POST /api/files': () => json(400, { code: 'unsupported_file', message: 'Please upload only PDF, Excel, or CSV files.' }),
     })
     const input = await screen.findByLabelText('File to upload')
     await userEvent.upload(input, new File(['MZ'], 'tool.exe'), { applyAccept: false })
     const alert = screen.getByRole('alert')
     expect(alert).toHaveTextContent('Error')
-    expect(alert).toHaveTextContent('Please upload only PDF, Excel or CSV files.')
+    expect(alert).toHaveTextContent('Please upload only PDF, Excel, or CSV files.')
     await userEvent.upload(input, new File([''], 'empty.csv'))
     expect(screen.getByRole('alert')).toHaveTextContent('The uploaded file appears to be empty or invalid.')
     expect(calls).toHaveLength(0)
@@ -72,7 +72,7 @@ describe('FileProcessor', () => {
     // A file that passes the browser's checks but not the server's (a renamed executable).
     await userEvent.upload(input, new File(['MZ\x90\x00'], 'renamed.csv'))
     await userEvent.click(screen.getByRole('button', { name: 'Start Enhanced AI Processing' }))
-    await waitFor(() => expect(screen.getAllByRole('alert')[0]).toHaveTextContent('Please upload only PDF, Excel or CSV files.'))
+    await waitFor(() => expect(screen.getAllByRole('alert')[0]).toHaveTextContent('Please upload only PDF, Excel, or CSV files.'))
     expect(calls.map((c) => c.url)).toEqual(['/api/files?client_id=c-1'])
   })
 

@@ -191,6 +191,7 @@ function FiltersPanel({ filters, search, levers, active, onSearch, onChange, onC
             <option value="ods">ODS</option>
             <option value="csv">CSV</option>
             <option value="pdf">PDF</option>
+            <option value="txt">TXT</option>
           </Select>
         </div>
         <div className="space-y-1.5">

@@ -1,8 +1,8 @@
 /** The largest file the client upload takes (the server's default `MAX_UPLOAD_MB`). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
-/** Extensions the upload accepts: CSV, Excel and PDF. */
-export const ACCEPTED_EXTENSIONS = ['csv', 'xlsx', 'xls', 'ods', 'pdf'] as const
+/** Extensions the upload accepts: CSV (also delimited text named .txt), Excel and PDF. */
+export const ACCEPTED_EXTENSIONS = ['csv', 'txt', 'xlsx', 'xls', 'ods', 'pdf'] as const
 
 /** The `accept` attribute of the file input. */
 export const ACCEPT_ATTRIBUTE = ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(',')
@@ -17,7 +17,7 @@ export function extensionOf(name: string): string {
  * the size, and that the file is not empty. Returns the message to show, or null.
  */
 export function checkUpload(file: { name: string; size: number }): string | null {
-  if (!(ACCEPTED_EXTENSIONS as readonly string[]).includes(extensionOf(file.name))) return 'Please upload only PDF, Excel or CSV files.'
+  if (!(ACCEPTED_EXTENSIONS as readonly string[]).includes(extensionOf(file.name))) return 'Please upload only PDF, Excel, or CSV files.'
   if (file.size === 0) return 'The uploaded file appears to be empty or invalid.'
   if (file.size > MAX_UPLOAD_BYTES) return 'File too large. The maximum size is 20 MB.'
   return null
