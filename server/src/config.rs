@@ -91,6 +91,16 @@ pub struct Config {
     /// S3 secret access key.
     #[arg(long, env = "S3_SECRET_ACCESS_KEY", hide_env_values = true)]
     pub s3_secret_access_key: Option<String>,
+    /// Processing runs this instance works on at once (0: this instance runs none).
+    #[arg(long, env = "RUN_CONCURRENCY", default_value_t = 2)]
+    pub run_concurrency: usize,
+    /// Engine worker threads per run (0: the cores divided among the concurrent runs).
+    #[arg(long, env = "RUN_THREADS", default_value_t = 0)]
+    pub run_threads: usize,
+    /// Seconds a claimed run's lease lasts without a heartbeat; a run whose lease expired is
+    /// claimed again by any instance.
+    #[arg(long, env = "RUN_LEASE_SECS", default_value_t = 15)]
+    pub run_lease_secs: u64,
 }
 
 fn parse_flag(s: &str) -> Result<bool, String> {
@@ -148,6 +158,9 @@ impl Config {
             s3_region: None,
             s3_access_key_id: None,
             s3_secret_access_key: None,
+            run_concurrency: 2,
+            run_threads: 0,
+            run_lease_secs: 15,
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod db;
 pub mod docs;
 pub mod error;
 pub mod ids;
+pub mod jobs;
 pub mod mail;
 pub mod realtime;
 pub mod seed;
@@ -269,6 +270,7 @@ pub async fn serve(state: AppState) -> anyhow::Result<()> {
     let hub = state.hub.clone();
     let collab = state.collab.clone();
     service::files::start_sweeper(&state);
+    jobs::start(&state);
     tracing::info!("listening on http://{local}");
     println!("Capital Optimization Portal listening on http://{local}");
     axum::serve(

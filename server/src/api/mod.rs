@@ -29,6 +29,7 @@ pub mod invitations;
 pub mod levers;
 pub mod mappings;
 pub mod reports;
+pub mod runs;
 pub mod waitlist;
 
 /// The parts of the OpenAPI description that are not routes (the routes come from the router
@@ -52,6 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(dashboard::router())
         .merge(admin::router())
         .merge(reports::router())
+        .merge(runs::router())
         .merge(collab_ws::router())
         .merge(board::router())
         .merge(clients::router())

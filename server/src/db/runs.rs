@@ -194,7 +194,8 @@ pub async fn claim(
                      AND attempts < max_attempts))";
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "UPDATE processing_runs SET state = 'running', owner = $1, lease_until = $3,
-            attempts = attempts + 1, seq = (attempts + 1) * 4294967296,
+            attempts = attempts + 1, seq = (attempts + 1) * 4294967296, stage = 'reading',
+            rows_read = 0, rows_done = 0, rows_matched = 0,
             started_at = COALESCE(started_at, $2), heartbeat_at = $2
          WHERE id = (SELECT id FROM processing_runs WHERE {claimable}
                      ORDER BY created_at, id LIMIT 1{lock})
@@ -380,4 +381,142 @@ pub async fn fail_exhausted(
     .await?
     .rows_affected();
     Ok(n == 1)
+}
+
+/// What a run needs of its file and client.
+#[derive(Debug, Clone, FromRow)]
+pub struct RunInput {
+    /// The file's display name (sanitised original name).
+    pub name: String,
+    /// The original name as uploaded (sanitised); empty for older rows.
+    pub original_name: String,
+    /// The stored original's key.
+    pub object_key: Option<String>,
+    /// The client's country (ISO alpha-2).
+    pub country: String,
+}
+
+/// The file and client facts a run reads; `None` when the file is gone.
+#[tracing::instrument(skip(ex), err)]
+pub async fn run_input<'e>(
+    ex: impl AnyExecutor<'e>,
+    file_id: &str,
+) -> sqlx::Result<Option<RunInput>> {
+    sqlx::query_as(
+        "SELECT f.name, f.original_name, f.object_key, c.country
+         FROM client_files f JOIN clients c ON c.id = f.client_id WHERE f.id = $1",
+    )
+    .bind(file_id)
+    .fetch_optional(ex)
+    .await
+}
+
+/// A lever's id and name by its analysis code (`pse`, `mdb`, ...).
+#[tracing::instrument(skip(ex), err)]
+pub async fn lever_by_code<'e>(
+    ex: impl AnyExecutor<'e>,
+    code: &str,
+) -> sqlx::Result<Option<(String, String)>> {
+    sqlx::query_as("SELECT id, lever_name FROM levers WHERE lower(code) = lower($1)")
+        .bind(code)
+        .fetch_optional(ex)
+        .await
+}
+
+/// A lever's code and name by id.
+#[tracing::instrument(skip(ex), err)]
+pub async fn lever_by_id<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+) -> sqlx::Result<Option<(Option<String>, String)>> {
+    sqlx::query_as("SELECT code, lever_name FROM levers WHERE id = $1")
+        .bind(id)
+        .fetch_optional(ex)
+        .await
+}
+
+/// Sets a file's processing status (and clears or sets its error).
+#[tracing::instrument(skip(ex), err)]
+pub async fn set_file_status<'e>(
+    ex: impl AnyExecutor<'e>,
+    file_id: &str,
+    status: &str,
+    error: Option<&str>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE client_files SET processing_status = $1, processing_error = $2 WHERE id = $3",
+    )
+    .bind(status)
+    .bind(error)
+    .bind(file_id)
+    .execute(ex)
+    .await?;
+    Ok(())
+}
+
+/// A run's results on its file.
+#[derive(Debug)]
+pub struct FileResult<'a> {
+    /// `processed` or `pending_review`.
+    pub status: &'a str,
+    /// Whether the file counts as processed (its savings count).
+    pub processed: bool,
+    /// The processed output's key.
+    pub processed_object_key: Option<&'a str>,
+    /// The lever analysed.
+    pub lever_id: Option<&'a str>,
+    /// RWA savings.
+    pub savings_rwas: f64,
+    /// Basis points.
+    pub savings_bps: f64,
+}
+
+/// Writes a run's results on its file; false when the file is gone.
+#[tracing::instrument(skip(ex), err)]
+pub async fn set_file_result<'e>(
+    ex: impl AnyExecutor<'e>,
+    file_id: &str,
+    r: &FileResult<'_>,
+) -> sqlx::Result<bool> {
+    let n = sqlx::query(
+        "UPDATE client_files SET processing_status = $1, processing_error = NULL, processed = $2,
+            processed_object_key = $3, lever_id = COALESCE($4, lever_id), savings_rwas = $5,
+            savings_bps = $6
+         WHERE id = $7",
+    )
+    .bind(r.status)
+    .bind(i64::from(r.processed))
+    .bind(r.processed_object_key)
+    .bind(r.lever_id)
+    .bind(r.savings_rwas)
+    .bind(r.savings_bps)
+    .bind(file_id)
+    .execute(ex)
+    .await?
+    .rows_affected();
+    Ok(n == 1)
+}
+
+/// Adds a changelog entry.
+#[tracing::instrument(skip(ex), err)]
+pub async fn changelog_insert<'e>(
+    ex: impl AnyExecutor<'e>,
+    entry_type: &str,
+    description: &str,
+    category: &str,
+    actor_id: Option<&str>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO changelog (id, entry_type, description, category, actor_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(super::new_id())
+    .bind(entry_type)
+    .bind(description)
+    .bind(category)
+    .bind(actor_id)
+    .bind(super::now())
+    .execute(ex)
+    .await?;
+    Ok(())
 }

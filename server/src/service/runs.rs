@@ -16,8 +16,9 @@ use crate::access::Need;
 use crate::db::runs::{self as db, RunRow};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ClientId, RunId, UserId};
-use crate::realtime::Topic;
-use crate::service::{Actor, scope_of};
+use crate::realtime::events::FileChange;
+use crate::realtime::{Event, Topic};
+use crate::service::{Actor, Audit, AuditActor, Change, scope_of};
 use crate::state::AppState;
 
 /// Claims a run gets before it fails (an instance died holding it each time).
@@ -358,6 +359,13 @@ pub struct RunOptions {
     pub maturity_unit: Option<String>,
 }
 
+/// The cancellation flags of the runs this instance's workers are running, by run id: a cancel
+/// handled by this instance stops its own run at once (others learn it from their next progress
+/// store, within a second).
+pub static LOCAL_RUNS: std::sync::LazyLock<
+    dashmap::DashMap<String, std::sync::Arc<std::sync::atomic::AtomicBool>>,
+> = std::sync::LazyLock::new(dashmap::DashMap::new);
+
 /// Wakes this instance's workers early (a hint: they poll anyway).
 pub static WAKE: tokio::sync::Notify = tokio::sync::Notify::const_new();
 
@@ -450,4 +458,458 @@ pub async fn get(state: &AppState, actor: Actor, id: &str) -> ApiResult<RunSnaps
         .ok_or_else(|| ApiError::not_found("Run not found"))?;
     scope_of(state, actor, &row.client_id, Need::Read).await?;
     Ok(RunSnapshot::from_row(&row))
+}
+
+/// A client's recent runs (newest first), optionally of one state, for a caller who may read
+/// the client's data.
+pub async fn list(
+    state: &AppState,
+    scope: &crate::service::Scope,
+    run_state: Option<&str>,
+) -> ApiResult<Vec<RunSnapshot>> {
+    if let Some(s) = run_state
+        && RunState::parse(s).is_none()
+    {
+        return Err(ApiError::validation(
+            "State must be queued, running, completed, failed, pending_review or cancelled",
+        ));
+    }
+    let rows = db::list_for_client(&state.db.pool, &scope.client_id, run_state, LIST_LIMIT).await?;
+    Ok(rows.iter().map(RunSnapshot::from_row).collect())
+}
+
+fn files_topic(client_id: &str) -> Topic {
+    Topic::Client {
+        client_id: client_id.to_string(),
+        area: "files",
+    }
+}
+
+fn file_change(client_id: &str, file_id: &str) -> Event {
+    Event::FileUpdated(FileChange {
+        client_id: client_id.to_string(),
+        file_id: file_id.to_string(),
+    })
+}
+
+/// The audit name of the server acting for a run's user.
+fn run_actor(row: &RunRow) -> AuditActor<'_> {
+    AuditActor {
+        user_id: row.user_id.as_deref(),
+        ip: "server",
+    }
+}
+
+/// Cancels a run, for a caller who may write the client's data: a queued run is cancelled at
+/// once (its file goes back to `uploaded`); a running run is asked to stop, and its worker ends
+/// it between two chunks with nothing written. An ended run cannot be cancelled.
+pub async fn cancel(state: &AppState, actor: Actor, id: &str) -> ApiResult<RunSnapshot> {
+    let row = db::get(&state.db.pool, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Run not found"))?;
+    scope_of(state, actor.clone(), &row.client_id, Need::Write).await?;
+    let mut change = Change::begin(state, files_topic(&row.client_id)).await?;
+    let now = crate::db::now();
+    if db::cancel_queued(change.conn(), id, &now).await? {
+        db::set_file_status(change.conn(), &row.file_id, "uploaded", None).await?;
+        let snap = snapshot_in(change.conn(), &row.id.clone().into()).await?;
+        change
+            .also(
+                Topic::Admin { area: "files" },
+                file_change(&row.client_id, &row.file_id),
+            )
+            .await?;
+        change.also_run_progress(snap.clone());
+        change
+            .commit(
+                &actor,
+                file_change(&row.client_id, &row.file_id),
+                Audit {
+                    event_type: "run_cancelled",
+                    entity_type: "processing_run",
+                    entity_id: id,
+                    details: serde_json::json!({ "fileId": row.file_id, "state": "queued" }),
+                    severity: "info",
+                },
+            )
+            .await?;
+        return Ok(snap);
+    }
+    drop(change);
+    if db::request_cancel(&state.db.pool, id).await? {
+        if let Some(flag) = LOCAL_RUNS.get(id) {
+            flag.store(true, std::sync::atomic::Ordering::Release);
+        }
+        let row = db::get(&state.db.pool, id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("Run not found"))?;
+        return Ok(RunSnapshot::from_row(&row));
+    }
+    Err(ApiError::Conflict {
+        code: "run_ended",
+        message: "The run has already ended".into(),
+    })
+}
+
+/// The outcome of a run, as its worker found it.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Analysed: results written to the file, savings synced.
+    Completed {
+        /// The processed output's key (stored write-once before the completion).
+        processed_key: String,
+        /// The result.
+        result: RunResult,
+    },
+    /// Classified below the confidence threshold: zero savings until reviewed.
+    PendingReview {
+        /// The result (classification evidence, zero savings).
+        result: RunResult,
+    },
+    /// Failed with a message for the user.
+    Failed {
+        /// Why.
+        message: String,
+    },
+    /// Stopped at a user's request.
+    Cancelled,
+}
+
+/// The final progress figures of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Rows read.
+    pub rows_read: i64,
+    /// Rows total, when known.
+    pub rows_total: Option<i64>,
+    /// Rows done.
+    pub rows_done: i64,
+    /// Rows matched.
+    pub rows_matched: i64,
+}
+
+/// Ends a claimed run with its outcome in ONE transaction: the run's state (guarded by its owner
+/// and attempt, and by its being still running), its file's record (status, processed flag,
+/// output key, lever, savings in RWAs and bps), the client's savings and the current month's
+/// history row recomputed ([`crate::service::savings::resync_client`]), a changelog entry and
+/// the audit record; the events (`run.progress` final, `file.updated`, `savings.changed`) are
+/// published after the commit. Returns false, writing nothing, when the run is no longer this
+/// attempt's (completed already, taken over after a lost lease, cancelled while queued again,
+/// or deleted with its file): completing twice writes the effects once.
+pub async fn finish(
+    state: &AppState,
+    run: &RunRow,
+    owner: &str,
+    outcome: Outcome,
+    figures: Figures,
+    seq: i64,
+) -> ApiResult<bool> {
+    let mut change = Change::begin(state, files_topic(&run.client_id)).await?;
+    let now = crate::db::now();
+    let (run_state, error, result, lever_id) = match &outcome {
+        Outcome::Completed { result, .. } => {
+            ("completed", None, Some(result), result.lever_id.clone())
+        }
+        Outcome::PendingReview { result } => (
+            "pending_review",
+            None,
+            Some(result),
+            result.lever_id.clone(),
+        ),
+        Outcome::Failed { message } => ("failed", Some(message.clone()), None, None),
+        Outcome::Cancelled => ("cancelled", Some("Cancelled".to_string()), None, None),
+    };
+    let result_json = match result {
+        Some(r) => Some(serde_json::to_string(r).map_err(|e| ApiError::Internal(e.into()))?),
+        None => None,
+    };
+    let finished = db::finish(
+        change.conn(),
+        &run.id,
+        owner,
+        run.attempts,
+        &db::Finish {
+            state: run_state,
+            lever_id: lever_id.as_deref(),
+            error: error.as_deref(),
+            result: result_json.as_deref(),
+            progress: db::ProgressWrite {
+                stage: "done",
+                rows_read: figures.rows_read,
+                rows_total: figures.rows_total,
+                rows_done: figures.rows_done,
+                rows_matched: figures.rows_matched,
+                seq,
+            },
+            now: &now,
+        },
+    )
+    .await?;
+    if !finished {
+        // Dropping the change rolls back and announces nothing.
+        return Ok(false);
+    }
+    let file_written = match &outcome {
+        Outcome::Completed {
+            processed_key,
+            result,
+        } => {
+            db::set_file_result(
+                change.conn(),
+                &run.file_id,
+                &db::FileResult {
+                    status: "processed",
+                    processed: true,
+                    processed_object_key: Some(processed_key),
+                    lever_id: result.lever_id.as_deref(),
+                    savings_rwas: result.savings_rwas,
+                    savings_bps: result.savings_bps,
+                },
+            )
+            .await?
+        }
+        Outcome::PendingReview { result } => {
+            db::set_file_result(
+                change.conn(),
+                &run.file_id,
+                &db::FileResult {
+                    status: "pending_review",
+                    processed: false,
+                    processed_object_key: None,
+                    lever_id: result.lever_id.as_deref(),
+                    savings_rwas: 0.0,
+                    savings_bps: 0.0,
+                },
+            )
+            .await?
+        }
+        Outcome::Failed { message } => {
+            db::set_file_status(change.conn(), &run.file_id, "failed", Some(message)).await?;
+            true
+        }
+        Outcome::Cancelled => {
+            db::set_file_status(change.conn(), &run.file_id, "uploaded", None).await?;
+            true
+        }
+    };
+    let _ = file_written;
+    change
+        .also(
+            Topic::Admin { area: "files" },
+            file_change(&run.client_id, &run.file_id),
+        )
+        .await?;
+    if matches!(
+        outcome,
+        Outcome::Completed { .. } | Outcome::PendingReview { .. }
+    ) {
+        crate::service::savings::resync_and_announce(&mut change, &run.client_id).await?;
+    }
+    let description = match &outcome {
+        Outcome::Completed { result, .. } => format!(
+            "File processed: {} rows, {} matched, {:.2} RWAs saved ({:.2} bps)",
+            result.rows, result.matched, result.savings_rwas, result.savings_bps
+        ),
+        Outcome::PendingReview { result } => format!(
+            "File pending review: lever classified with {:.0}% confidence",
+            result.confidence.unwrap_or(0.0) * 100.0
+        ),
+        Outcome::Failed { message } => format!("File processing failed: {message}"),
+        Outcome::Cancelled => "File processing cancelled".to_string(),
+    };
+    db::changelog_insert(
+        change.conn(),
+        &format!("run_{run_state}"),
+        &description,
+        "processing",
+        run.user_id.as_deref(),
+    )
+    .await?;
+    let snap = snapshot_in(change.conn(), &run.id.clone().into()).await?;
+    change.also_run_progress(snap);
+    change
+        .commit_by(
+            run_actor(run),
+            file_change(&run.client_id, &run.file_id),
+            Audit {
+                event_type: match run_state {
+                    "completed" => "run_completed",
+                    "pending_review" => "run_pending_review",
+                    "failed" => "run_failed",
+                    _ => "run_cancelled",
+                },
+                entity_type: "processing_run",
+                entity_id: &run.id,
+                details: serde_json::json!({
+                    "fileId": run.file_id,
+                    "attempt": run.attempts,
+                    "error": error,
+                    "savingsRwas": result.map(|r| r.savings_rwas),
+                }),
+                severity: if run_state == "failed" {
+                    "warning"
+                } else {
+                    "info"
+                },
+            },
+        )
+        .await?;
+    Ok(true)
+}
+
+/// Marks a claimed run's file as processing and announces the run's start (after the claim).
+pub async fn announce_started(state: &AppState, run: &RunRow) -> ApiResult<()> {
+    let mut change = Change::begin(state, files_topic(&run.client_id)).await?;
+    db::set_file_status(change.conn(), &run.file_id, "processing", None).await?;
+    change
+        .also(
+            Topic::Admin { area: "files" },
+            file_change(&run.client_id, &run.file_id),
+        )
+        .await?;
+    change.also_run_progress(RunSnapshot::from_row(run));
+    if run.attempts == 1 {
+        db::changelog_insert(
+            change.conn(),
+            "run_started",
+            "File processing started",
+            "processing",
+            run.user_id.as_deref(),
+        )
+        .await?;
+    }
+    change
+        .commit_by(
+            run_actor(run),
+            file_change(&run.client_id, &run.file_id),
+            Audit {
+                event_type: "run_started",
+                entity_type: "processing_run",
+                entity_id: &run.id,
+                details: serde_json::json!({ "fileId": run.file_id, "attempt": run.attempts }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(())
+}
+
+/// Fails the runs whose lease expired after their last allowed claim (their instance died each
+/// time), with a message; returns how many.
+pub async fn fail_exhausted(state: &AppState) -> ApiResult<usize> {
+    let now = crate::db::now();
+    let rows = db::exhausted(&state.db.pool, &now).await?;
+    let mut n = 0;
+    for run in rows {
+        let message = format!(
+            "Processing stopped {} times before it could finish; the file was not processed. Upload it again or contact support.",
+            run.attempts
+        );
+        let mut change = Change::begin(state, files_topic(&run.client_id)).await?;
+        if !db::fail_exhausted(change.conn(), &run.id, &message, &now).await? {
+            continue;
+        }
+        db::set_file_status(change.conn(), &run.file_id, "failed", Some(&message)).await?;
+        change
+            .also(
+                Topic::Admin { area: "files" },
+                file_change(&run.client_id, &run.file_id),
+            )
+            .await?;
+        let snap = snapshot_in(change.conn(), &run.id.clone().into()).await?;
+        change.also_run_progress(snap);
+        change
+            .commit_by(
+                run_actor(&run),
+                file_change(&run.client_id, &run.file_id),
+                Audit {
+                    event_type: "run_failed",
+                    entity_type: "processing_run",
+                    entity_id: &run.id,
+                    details: serde_json::json!({ "fileId": run.file_id, "attempts": run.attempts, "error": message }),
+                    severity: "warning",
+                },
+            )
+            .await?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Claims the next run for `owner` (see `db::runs::claim`), with a lease of `lease`.
+pub async fn claim(
+    state: &AppState,
+    owner: &str,
+    lease: std::time::Duration,
+) -> ApiResult<Option<RunRow>> {
+    let now = chrono::Utc::now();
+    let until = now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::seconds(15));
+    let mut conn = state.db.pool.acquire().await?;
+    Ok(db::claim(
+        &mut conn,
+        state.db.backend,
+        owner,
+        &crate::db::ts(now),
+        &crate::db::ts(until),
+    )
+    .await?)
+}
+
+/// Stores a running run's progress and extends its lease: `Some(cancel requested)` while the run
+/// is still this owner's attempt, `None` when it is not (stop, write nothing).
+pub async fn heartbeat(
+    state: &AppState,
+    run: &RunRow,
+    owner: &str,
+    stage: RunStage,
+    figures: Figures,
+    seq: i64,
+    lease: std::time::Duration,
+) -> ApiResult<Option<bool>> {
+    let now = chrono::Utc::now();
+    let until = now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::seconds(15));
+    Ok(db::heartbeat(
+        &state.db.pool,
+        &run.id,
+        owner,
+        run.attempts,
+        &db::ProgressWrite {
+            stage: stage.as_str(),
+            rows_read: figures.rows_read,
+            rows_total: figures.rows_total,
+            rows_done: figures.rows_done,
+            rows_matched: figures.rows_matched,
+            seq,
+        },
+        &crate::db::ts(now),
+        &crate::db::ts(until),
+    )
+    .await?)
+}
+
+/// The file and client facts a run needs; `None` when its file is gone.
+pub async fn run_input(state: &AppState, file_id: &str) -> ApiResult<Option<db::RunInput>> {
+    Ok(db::run_input(&state.db.pool, file_id).await?)
+}
+
+/// A lever's id and name by its analysis code.
+pub async fn lever_by_code(state: &AppState, code: &str) -> ApiResult<Option<(String, String)>> {
+    Ok(db::lever_by_code(&state.db.pool, code).await?)
+}
+
+/// A lever's analysis code and name by id.
+pub async fn lever_by_id(
+    state: &AppState,
+    id: &str,
+) -> ApiResult<Option<(Option<String>, String)>> {
+    Ok(db::lever_by_id(&state.db.pool, id).await?)
+}
+
+/// A client's official figures (for the bps of a file).
+pub async fn client_figures(
+    state: &AppState,
+    client_id: &str,
+) -> ApiResult<crate::db::savings::Figures> {
+    let mut conn = state.db.pool.acquire().await?;
+    crate::service::savings::figures(&mut conn, client_id).await
 }

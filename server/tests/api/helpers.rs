@@ -72,6 +72,8 @@ impl TestApp {
         server::seed::seed_demo(&state, DEMO_PASSWORD)
             .await
             .expect("seed");
+        // Processing-run workers, as `serve` starts them (none with `run_concurrency` 0).
+        server::jobs::start(&state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let app = server::app(state.clone());

@@ -12,6 +12,7 @@ mod invitations;
 mod matrix;
 mod realtime;
 mod reports;
+mod runs;
 mod security;
 mod storage;
 mod waitlist;

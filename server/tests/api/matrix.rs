@@ -89,6 +89,8 @@ enum Needs {
     Template,
     /// A lever.
     Lever,
+    /// A queued processing run of a file of Bank A (no worker runs in the matrix's server).
+    Run,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -241,6 +243,10 @@ const ROUTES: &[Route] = &[
     route("DELETE", "/api/board/categories/{id}", Rule::ClientWrite, 204)
         .on_client()
         .needs(Needs::Category),
+    // Processing runs.
+    route("GET", "/api/runs", Rule::ClientRead, 200).on_client(),
+    route("GET", "/api/runs/{run_id}", Rule::ClientRead, 200).needs(Needs::Run),
+    route("POST", "/api/runs/{run_id}/cancel", Rule::ClientWrite, 200).needs(Needs::Run),
     // Files: the upload routes are called with a JSON body, so callers who may upload get the
     // multipart refusal (400); the uploads themselves are tested in files.rs.
     route("GET", "/api/files", Rule::ClientRead, 200).on_client(),
@@ -357,7 +363,7 @@ async fn matrix_upload(admin: &Session, client: &str, n: usize) -> String {
 }
 
 /// A fresh row of Bank A for a call.
-async fn fresh(admin: &Session, f: &Fixture, needs: Needs, n: usize) -> String {
+async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usize) -> String {
     let q = format!("?client_id={}", f.client);
     match needs {
         Needs::Nothing => String::new(),
@@ -420,7 +426,47 @@ async fn fresh(admin: &Session, f: &Fixture, needs: Needs, n: usize) -> String {
             )
             .await
         }
+        Needs::Run => queued_run(app, &f.client, n).await,
     }
+}
+
+/// A stored file of a client with a queued run (written directly: the matrix checks the run
+/// routes, not the upload).
+async fn queued_run(app: &TestApp, client: &str, n: usize) -> String {
+    let file_id = uuid::Uuid::new_v4().to_string();
+    let (user_id,): (String,) = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+        .bind(ADMIN)
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+    let mut tx = app.state.db.pool.begin().await.unwrap();
+    sqlx::query(
+        "INSERT INTO client_files (id, client_id, name, file_path, uploaded_at) VALUES ($1, $2, $3, '', $4)",
+    )
+    .bind(&file_id)
+    .bind(client)
+    .bind(format!("matrix-{n}.csv"))
+    .bind(server::db::now())
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    let run = server::service::runs::enqueue(
+        &mut tx,
+        server::service::runs::NewRun {
+            client_id: client.into(),
+            file_id,
+            user_id: user_id.into(),
+            mode: server::service::runs::RunMode::EnhancedAi,
+            lever_id: None,
+            mapping: None,
+            risk_weight_format: None,
+            maturity_unit: None,
+        },
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    run.to_string()
 }
 
 /// Everything of Bank A a denied call could have touched, as the admin sees it.
@@ -433,16 +479,18 @@ async fn bank_a(admin: &Session, client: &str) -> Value {
     let (_, folders) = admin
         .json(&format!("/api/reports/folders?client_id={client}"))
         .await;
+    let (_, runs) = admin.json(&format!("/api/runs?client_id={client}")).await;
     let (_, files) = admin.json(&format!("/api/files?client_id={client}")).await;
     let (_, templates) = admin
         .json(&format!("/api/mapping-templates?client_id={client}"))
         .await;
-    json!({"files": files, "templates": templates, "board": board, "reports": reports, "folders": folders})
+    json!({"files": files, "templates": templates, "board": board, "reports": reports, "folders": folders, "runs": runs})
 }
 
 #[tokio::test]
 async fn every_route_answers_each_persona_as_its_rule_says() {
-    let app = TestApp::spawn().await;
+    // No worker: the runs the calls name stay queued.
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
     let admin = app.login(ADMIN).await;
     let (_, me) = app.login(USER_A).await.json("/api/auth/me").await;
     let client = me["client"]["id"].as_str().unwrap().to_string();
@@ -481,7 +529,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 viewer_id: viewer_me["id"].as_str().unwrap().to_string(),
                 unique: format!("{n}"),
             };
-            f.fresh = fresh(&admin, &f, r.needs, n).await;
+            f.fresh = fresh(&app, &admin, &f, r.needs, n).await;
             let session = if r.ends_session && *p != Persona::Anonymous {
                 match p {
                     Persona::Viewer => app.login(VIEWER).await,
@@ -508,6 +556,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{file_id}", &f.fresh)
                 .replace("{template_id}", &f.fresh)
                 .replace("{lever_id}", &f.fresh)
+                .replace("{run_id}", &f.fresh)
                 .replace("{token}", "no-such-invitation-token");
             let url = format!(
                 "{}{}{}",

@@ -1,0 +1,633 @@
+//! The processing-run workers: a small, database-backed job runner (no queue crate serves both
+//! of our databases on sqlx 0.9; see `stack-2.md`).
+//!
+//! **Claim.** Each instance runs one claim loop and at most `RUN_CONCURRENCY` runs at once. A run
+//! is claimed with one statement (`db::runs::claim`: the oldest queued run, or a running run
+//! whose lease expired and that has claims left; `FOR UPDATE SKIP LOCKED` on PostgreSQL) and
+//! gets a lease of `RUN_LEASE_SECS` (15 s). The loop polls every [`POLL`] and is woken early on
+//! this instance by `service::runs::WAKE`; polling stays the source of truth.
+//!
+//! **Heartbeat and progress.** While the engine works (on a blocking thread, with a thread cap),
+//! a ticker every [`TICK`] publishes `run.progress` when the figures moved, and at least every
+//! [`STORE_EVERY`] (so 1 to 10 events a second), and stores the progress with the lease extended
+//! at most every [`STORE_EVERY`] and at each stage boundary. The store answers whether a user
+//! asked to cancel (the engine then stops between two chunks) and whether the run is still
+//! this attempt's (if not, the worker stops and writes nothing).
+//!
+//! **Crash.** A worker that dies stops heartbeating; its lease expires and any instance claims
+//! the run again within `RUN_LEASE_SECS` + [`POLL`] (attempts counted). A run whose last allowed
+//! claim also expired is failed with a message. Outputs are written write-once under a fresh
+//! key before the completion, and the completion is one transaction guarded by owner and
+//! attempt (`service::runs::finish`), so a run's effects are written exactly once; the output of
+//! an attempt that did not complete is an unreferenced object the storage sweeper removes.
+
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use analysis::engine::{Engine, EngineContext};
+use analysis::ingest::{Input, Limits};
+use analysis::mapping::ColumnMapping;
+use analysis::model::Lever;
+use analysis::output::OutputKind;
+use analysis::pipeline::{AnalyzeOptions, LeverChoice, OutputTarget, Progress, RunControl, Stage};
+use analysis::refdata::RefData;
+use analysis::rules::RuleSet;
+use tokio::sync::Semaphore;
+
+use crate::db::runs::RunRow;
+use crate::service::runs::{
+    self as runs, Figures, Outcome, RunChecks, RunOptions, RunResult, RunSnapshot, RunStage,
+};
+use crate::state::AppState;
+use crate::storage::{ObjectKey, Storage};
+
+/// How often an idle claim loop looks for work.
+pub const POLL: Duration = Duration::from_secs(1);
+/// How often the ticker of a running run looks at its progress.
+pub const TICK: Duration = Duration::from_millis(100);
+/// Longest time between two progress events, and between two progress stores, of a running run.
+pub const STORE_EVERY: Duration = Duration::from_secs(1);
+/// How often expired runs without claims left are failed.
+pub const REAP_EVERY: Duration = Duration::from_secs(5);
+/// Confidence below which an enhanced-AI classification waits for review (specification: 0.7).
+pub const CONFIDENCE_THRESHOLD: f64 = analysis::pipeline::CLASSIFICATION_THRESHOLD;
+/// Rows shown to the classifier (the pipeline's own sample).
+const CLASSIFY_ROWS: usize = 200;
+
+/// Starts the claim loop of this instance (nothing when `RUN_CONCURRENCY` is 0).
+pub fn start(state: &AppState) {
+    let n = state.config.run_concurrency;
+    if n == 0 {
+        return;
+    }
+    let owner = format!(
+        "{}-{}",
+        state.hub.instance_id(),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
+    let state = state.clone();
+    tokio::spawn(async move { claim_loop(state, owner, n).await });
+}
+
+/// The lease of a claim.
+pub fn lease(state: &AppState) -> Duration {
+    Duration::from_secs(state.config.run_lease_secs.max(2))
+}
+
+async fn claim_loop(state: AppState, owner: String, n: usize) {
+    let slots = Arc::new(Semaphore::new(n));
+    let mut last_reap: Option<Instant> = None;
+    loop {
+        if last_reap.is_none_or(|t| t.elapsed() >= REAP_EVERY) {
+            last_reap = Some(Instant::now());
+            if let Err(e) = runs::fail_exhausted(&state).await {
+                tracing::warn!(error = %e, "failing exhausted runs");
+            }
+        }
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        match runs::claim(&state, &owner, lease(&state)).await {
+            Ok(Some(run)) => {
+                let (state, owner) = (state.clone(), owner.clone());
+                tokio::spawn(async move {
+                    process(&state, &owner, run).await;
+                    drop(slot);
+                });
+                // Look for more work at once.
+                continue;
+            }
+            Ok(None) => drop(slot),
+            Err(e) => {
+                drop(slot);
+                tracing::warn!(error = %e, "claiming a processing run failed");
+            }
+        }
+        tokio::select! {
+            _ = runs::WAKE.notified() => {
+                // The upload that woke us commits right after: give it a moment.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            _ = tokio::time::sleep(POLL) => {}
+        }
+    }
+}
+
+/// Claims and processes at most one run with this owner (tests drive workers with it). Returns
+/// the run's id when one was claimed.
+pub async fn run_once(state: &AppState, owner: &str) -> Option<String> {
+    let run = runs::claim(state, owner, lease(state)).await.ok()??;
+    let id = run.id.clone();
+    process(state, owner, run).await;
+    Some(id)
+}
+
+/// What the engine reports, shared between its thread and the ticker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Live {
+    stage: RunStage,
+    figures: Figures,
+}
+
+struct Shared {
+    live: Mutex<Live>,
+    /// Stop the engine: a user's cancel (set by this instance's API at once through
+    /// `service::runs::LOCAL_RUNS`, or learnt from the progress store), or a lost lease.
+    cancel: Arc<AtomicBool>,
+    /// The run is no longer this attempt's: write nothing.
+    lost: AtomicBool,
+}
+
+impl Shared {
+    fn live(&self) -> Live {
+        *self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set_stage(&self, stage: RunStage) {
+        self.live.lock().unwrap_or_else(|e| e.into_inner()).stage = stage;
+    }
+
+    fn progress(&self, p: &Progress) {
+        let mut l = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        l.stage = match p.stage {
+            Stage::Reading => RunStage::Reading,
+            Stage::Classifying => RunStage::Classifying,
+            Stage::Mapping => RunStage::Mapping,
+            Stage::Evaluating => RunStage::Evaluating,
+            Stage::Writing => RunStage::Writing,
+        };
+        l.figures.rows_read = p.rows_read as i64;
+        l.figures.rows_done = p.rows_done as i64;
+        l.figures.rows_matched = p.rows_matched as i64;
+    }
+}
+
+/// The throttled publisher and heartbeat of one running run.
+struct Ticker {
+    stop: Arc<AtomicBool>,
+    handle: tokio::task::JoinHandle<i64>,
+}
+
+impl Ticker {
+    fn start(state: &AppState, run: &RunRow, owner: &str, shared: Arc<Shared>) -> Ticker {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (state, run, owner, stop2) =
+            (state.clone(), run.clone(), owner.to_string(), stop.clone());
+        let handle = tokio::spawn(async move {
+            let mut seq = run.seq;
+            let base = RunSnapshot::from_row(&run);
+            let mut published: Option<(Live, Instant)> = None;
+            let mut stored: Option<(RunStage, Instant)> = None;
+            let mut tick = tokio::time::interval(TICK);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            while !stop2.load(Ordering::Acquire) {
+                tick.tick().await;
+                let live = shared.live();
+                let now = Instant::now();
+                let due = match published {
+                    None => true,
+                    Some((last, at)) => last != live || now.duration_since(at) >= STORE_EVERY,
+                };
+                if due {
+                    seq += 1;
+                    crate::service::publish_run_progress(&state, &live_snapshot(&base, live, seq));
+                    published = Some((live, now));
+                }
+                let store = match stored {
+                    None => true,
+                    Some((stage, at)) => {
+                        stage != live.stage || now.duration_since(at) >= STORE_EVERY
+                    }
+                };
+                if store {
+                    match runs::heartbeat(
+                        &state,
+                        &run,
+                        &owner,
+                        live.stage,
+                        live.figures,
+                        seq,
+                        lease(&state),
+                    )
+                    .await
+                    {
+                        Ok(Some(cancel)) => {
+                            stored = Some((live.stage, now));
+                            if cancel {
+                                shared.cancel.store(true, Ordering::Release);
+                            }
+                        }
+                        Ok(None) => {
+                            tracing::warn!(run = %run.id, "the run is no longer this worker's: stopping");
+                            shared.lost.store(true, Ordering::Release);
+                            shared.cancel.store(true, Ordering::Release);
+                            stored = Some((live.stage, now));
+                        }
+                        Err(e) => {
+                            // Retried at the next tick; the lease outlives a short outage.
+                            tracing::warn!(run = %run.id, error = %e, "storing run progress failed");
+                        }
+                    }
+                }
+            }
+            seq
+        });
+        Ticker { stop, handle }
+    }
+
+    /// Stops the ticker; returns the last sequence number it published.
+    async fn stop(self) -> i64 {
+        self.stop.store(true, Ordering::Release);
+        self.handle.await.unwrap_or(0)
+    }
+}
+
+fn live_snapshot(base: &RunSnapshot, live: Live, seq: i64) -> RunSnapshot {
+    RunSnapshot {
+        stage: live.stage,
+        rows_read: live.figures.rows_read,
+        rows_total: live.figures.rows_total,
+        rows_done: live.figures.rows_done,
+        rows_matched: live.figures.rows_matched,
+        percent: runs::percent(
+            base.state,
+            live.stage,
+            live.figures.rows_done,
+            live.figures.rows_total,
+        ),
+        seq,
+        ..base.clone()
+    }
+}
+
+/// Processes one claimed run to its end (or until it is no longer this attempt's).
+async fn process(state: &AppState, owner: &str, run: RunRow) {
+    tracing::info!(run = %run.id, attempt = run.attempts, "processing run claimed");
+    if let Err(e) = runs::announce_started(state, &run).await {
+        tracing::warn!(run = %run.id, error = %e, "announcing a run's start failed");
+    }
+    let shared = Arc::new(Shared {
+        live: Mutex::new(Live {
+            stage: RunStage::Reading,
+            figures: Figures::default(),
+        }),
+        cancel: Arc::new(AtomicBool::new(run.cancel_requested != 0)),
+        lost: AtomicBool::new(false),
+    });
+    runs::LOCAL_RUNS.insert(run.id.clone(), shared.cancel.clone());
+    let ticker = Ticker::start(state, &run, owner, shared.clone());
+    let mut output_key: Option<ObjectKey> = None;
+    let outcome = work(state, &run, &shared, &mut output_key).await;
+    let seq = ticker.stop().await + 1;
+    runs::LOCAL_RUNS.remove(&run.id);
+    if shared.lost.load(Ordering::Acquire) {
+        discard(&state.storage, output_key).await;
+        return;
+    }
+    let outcome = match outcome {
+        Ok(o) => o,
+        // Not lost: the stop was a user's cancel.
+        Err(_) if shared.cancel.load(Ordering::Acquire) => Outcome::Cancelled,
+        Err(message) => Outcome::Failed { message },
+    };
+    let figures = shared.live().figures;
+    let kind = match &outcome {
+        Outcome::Completed { .. } => "completed",
+        Outcome::PendingReview { .. } => "pending_review",
+        Outcome::Failed { .. } => "failed",
+        Outcome::Cancelled => "cancelled",
+    };
+    match runs::finish(state, &run, owner, outcome, figures, seq).await {
+        Ok(true) => tracing::info!(run = %run.id, outcome = kind, "processing run ended"),
+        Ok(false) => {
+            tracing::info!(run = %run.id, "the run was ended elsewhere: nothing written");
+            discard(&state.storage, output_key).await;
+        }
+        Err(e) => {
+            // The lease expires and the run is claimed again (or failed after its last claim).
+            tracing::error!(run = %run.id, error = %e, "completing a processing run failed");
+            discard(&state.storage, output_key).await;
+        }
+    }
+}
+
+async fn discard(storage: &Storage, key: Option<ObjectKey>) {
+    if let Some(k) = key
+        && let Err(e) = storage.delete(&k).await
+    {
+        tracing::warn!(key = %k, error = %e, "removing an unused output failed (the sweeper will)");
+    }
+}
+
+/// The spreadsheet and CSV formats the engine reads.
+fn processable(name: &str) -> Option<OutputKind> {
+    let ext = std::path::Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "csv" | "txt" | "tsv" => Some(OutputKind::Csv),
+        "xlsx" | "xlsm" | "xls" | "ods" => Some(OutputKind::Xlsx),
+        _ => None,
+    }
+}
+
+/// The message of a file the engine cannot read.
+pub const NEEDS_CSV_OR_EXCEL: &str = "Processing needs a CSV or Excel file (CSV, XLS, XLSX or ODS). This file is stored and listed, but it cannot be processed.";
+
+/// Does the work of a run: read, classify (enhanced AI), analyse, store the output. `Err` is the
+/// user's message of a failure.
+async fn work(
+    state: &AppState,
+    run: &RunRow,
+    shared: &Arc<Shared>,
+    output_key: &mut Option<ObjectKey>,
+) -> Result<Outcome, String> {
+    let input = runs::run_input(state, &run.file_id)
+        .await
+        .map_err(|e| internal(run, e))?
+        .ok_or("The file was deleted")?;
+    let name = if input.original_name.is_empty() {
+        input.name.clone()
+    } else {
+        input.original_name.clone()
+    };
+    let Some(out_kind) = processable(&name) else {
+        return Err(NEEDS_CSV_OR_EXCEL.to_string());
+    };
+    let key = input
+        .object_key
+        .as_deref()
+        .ok_or("The stored file is missing")?;
+    let key = ObjectKey::parse(key).map_err(|e| internal(run, e))?;
+    let options: RunOptions = serde_json::from_str(&run.options).unwrap_or_default();
+    let lever = match run.lever_id.as_deref() {
+        Some(id) => {
+            let (code, lever_name) = runs::lever_by_id(state, id)
+                .await
+                .map_err(|e| internal(run, e))?
+                .ok_or("The chosen lever no longer exists")?;
+            let lever = code.as_deref().and_then(Lever::parse).ok_or_else(|| {
+                format!("The lever '{lever_name}' has no analysis rules: choose another lever")
+            })?;
+            Some((id.to_string(), lever_name, lever))
+        }
+        None => None,
+    };
+    let figures = runs::client_figures(state, &run.client_id)
+        .await
+        .map_err(|e| internal(run, e))?;
+    let original = state
+        .storage
+        .input_to_temp(&key)
+        .await
+        .map_err(|e| internal(run, e))?;
+    if shared.cancel.load(Ordering::Acquire) {
+        return Err("Cancelled".into());
+    }
+
+    let max_bytes = state.config.max_upload_mb.saturating_mul(1_000_000).max(1);
+    let threads = match state.config.run_threads {
+        0 => {
+            let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+            (cores / state.config.run_concurrency.max(1)).max(1)
+        }
+        n => n,
+    };
+    let out_file = state.storage.temp_file().map_err(|e| internal(run, e))?;
+    let (out_file, out_path) = out_file.into_parts();
+    let shared2 = shared.clone();
+    let country = input.country.clone();
+    let enhanced = lever.is_none();
+    let fixed = lever.as_ref().map(|l| l.2);
+    let original_path = original.to_path_buf();
+    let name2 = name.clone();
+    let mapping = options.mapping.clone().map(ColumnMapping);
+    let maturity = options.maturity_unit.as_deref().and_then(|u| match u {
+        "days" => Some(analysis::ingest::values::MaturityUnit::Days),
+        "months" => Some(analysis::ingest::values::MaturityUnit::Months),
+        "years" => Some(analysis::ingest::values::MaturityUnit::Years),
+        _ => None,
+    });
+    let engine_result = tokio::task::spawn_blocking(move || -> Result<Engined, String> {
+        let limits = Limits {
+            max_file_bytes: max_bytes,
+            ..Limits::upload()
+        };
+        if out_kind == OutputKind::Csv {
+            let total = count_rows(&original_path).map_err(|e| e.to_string())?;
+            shared2
+                .live
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .figures
+                .rows_total = Some(total);
+        }
+        let today = chrono::Utc::now().date_naive();
+        let engine = Engine::new(
+            RuleSet::for_reporting_date(today),
+            RefData::builtin_shared(),
+            EngineContext {
+                reporting_date: today,
+                client_country: country,
+            },
+        );
+        // Enhanced AI: classify first, with the evidence; below the threshold nothing is analysed.
+        let mut classification = None;
+        if enhanced {
+            shared2.set_stage(RunStage::Classifying);
+            let mut f = std::fs::File::open(&original_path).map_err(|e| e.to_string())?;
+            let preview = analysis::ingest::preview(
+                Input::Reader {
+                    name: &name2,
+                    reader: &mut f,
+                },
+                &limits,
+                CLASSIFY_ROWS,
+            )
+            .map_err(|e| e.to_string())?;
+            let headers: Vec<&str> = preview.info.headers.iter().map(String::as_str).collect();
+            let rows: Vec<Vec<&str>> = preview
+                .rows
+                .iter()
+                .map(|r| r.iter().map(String::as_str).collect())
+                .collect();
+            let c = analysis::classify::classify(&headers, &rows, engine.refdata());
+            if c.lever.is_none() || c.confidence < CONFIDENCE_THRESHOLD {
+                return Ok(Engined::Review(c));
+            }
+            classification = Some(c);
+        }
+        let opts = AnalyzeOptions {
+            lever: match fixed {
+                Some(l) => LeverChoice::Fixed(l),
+                None => LeverChoice::Auto,
+            },
+            mapping,
+            output_kind: Some(out_kind),
+            limits,
+            threads,
+            maturity_unit: maturity,
+            ..AnalyzeOptions::default()
+        };
+        let cb = |p: &Progress| shared2.progress(p);
+        let mut f = std::fs::File::open(&original_path).map_err(|e| e.to_string())?;
+        let mut w = std::io::BufWriter::with_capacity(256 * 1024, out_file);
+        let report = analysis::pipeline::analyze_with(
+            Input::Reader {
+                name: &name2,
+                reader: &mut f,
+            },
+            &engine,
+            &opts,
+            OutputTarget::Writer(&mut w),
+            RunControl {
+                progress: Some(&cb),
+                cancel: Some(shared2.cancel.as_ref()),
+                ..RunControl::default()
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        use std::io::Write as _;
+        w.flush().map_err(|e| e.to_string())?;
+        Ok(Engined::Done(Box::new(report), classification))
+    })
+    .await
+    .map_err(|e| internal(run, e))??;
+    drop(original);
+
+    let (report, classification) = match engine_result {
+        Engined::Review(c) => {
+            let lever = match c.lever {
+                Some(l) => runs::lever_by_code(state, l.as_str())
+                    .await
+                    .map_err(|e| internal(run, e))?,
+                None => None,
+            };
+            return Ok(Outcome::PendingReview {
+                result: RunResult {
+                    lever_id: lever.as_ref().map(|l| l.0.clone()),
+                    lever_name: lever
+                        .map(|l| l.1)
+                        .or(c.lever.map(|l| l.as_str().to_string())),
+                    savings_rwas: 0.0,
+                    savings_bps: 0.0,
+                    confidence: Some(c.confidence),
+                    rows: 0,
+                    matched: 0,
+                    not_matched: 0,
+                    errors: 0,
+                    mapped_columns: 0,
+                    classification: serde_json::to_value(&c).ok(),
+                    checks: RunChecks {
+                        error_rows: 0,
+                        unreadable_values: 0,
+                        flagged_rows: 0,
+                        totals_reconciled: true,
+                    },
+                },
+            });
+        }
+        Engined::Done(r, c) => (r, c),
+    };
+    let s = &report.summary;
+    {
+        let mut l = shared.live.lock().unwrap_or_else(|e| e.into_inner());
+        l.stage = RunStage::Recording;
+        l.figures.rows_read = s.rows as i64;
+        l.figures.rows_done = s.rows as i64;
+        l.figures.rows_matched = s.matched as i64;
+        l.figures.rows_total = Some(s.rows as i64);
+    }
+    let (lever_id, lever_name) = match &lever {
+        Some((id, name, _)) => (Some(id.clone()), Some(name.clone())),
+        None => match runs::lever_by_code(state, s.lever.as_str())
+            .await
+            .map_err(|e| internal(run, e))?
+        {
+            Some((id, name)) => (Some(id), Some(name)),
+            None => (None, Some(s.lever.as_str().to_string())),
+        },
+    };
+    let savings_rwas = s.total_rwa_saving;
+    let result = RunResult {
+        lever_id,
+        lever_name,
+        savings_rwas,
+        savings_bps: crate::service::savings::bps(&figures, savings_rwas),
+        confidence: classification.as_ref().map(|c| c.confidence),
+        rows: s.rows,
+        matched: s.matched,
+        not_matched: s.not_matched,
+        errors: s.errors,
+        mapped_columns: s.mapping.0.len() as u64,
+        classification: classification
+            .as_ref()
+            .and_then(|c| serde_json::to_value(c).ok()),
+        checks: RunChecks {
+            error_rows: s.errors,
+            unreadable_values: s.aggregates.data_quality.unreadable.values().sum(),
+            flagged_rows: s.aggregates.data_quality.flagged_rows,
+            totals_reconciled: s.matched + s.not_matched + s.errors == s.rows
+                && ((s.rwa_before - s.rwa_after) - s.total_rwa_saving).abs()
+                    <= 0.01_f64.max(s.rwa_before.abs() * 1e-9),
+        },
+    };
+    let content_type = match out_kind {
+        OutputKind::Csv => "text/csv; charset=utf-8",
+        OutputKind::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    };
+    let key = Storage::output_key(&run.client_id.clone().into(), &s.output_file_name);
+    state
+        .storage
+        .put_file(&key, &out_path, content_type)
+        .await
+        .map_err(|e| internal(run, e))?;
+    drop(out_path);
+    *output_key = Some(key.clone());
+    Ok(Outcome::Completed {
+        processed_key: key.as_str().to_string(),
+        result,
+    })
+}
+
+enum Engined {
+    Review(analysis::classify::Classification),
+    Done(
+        Box<analysis::pipeline::AnalysisReport>,
+        Option<analysis::classify::Classification>,
+    ),
+}
+
+/// Logs an internal failure and gives the user a plain message.
+fn internal(run: &RunRow, e: impl std::fmt::Display) -> String {
+    tracing::error!(run = %run.id, error = %e, "processing run failed");
+    "The file could not be processed because of a server error. Try again later.".to_string()
+}
+
+/// The data rows of a CSV file: its lines less the header (an upper bound when quoted cells hold
+/// line breaks; used only for the progress percentage).
+fn count_rows(path: &std::path::Path) -> std::io::Result<i64> {
+    let mut f = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut lines, mut last) = (0i64, b'\n');
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        lines += memchr_count(&buf[..n]);
+        last = buf[n - 1];
+    }
+    if last != b'\n' {
+        lines += 1;
+    }
+    Ok((lines - 1).max(0))
+}
+
+fn memchr_count(b: &[u8]) -> i64 {
+    b.iter().filter(|&&c| c == b'\n').count() as i64
+}
