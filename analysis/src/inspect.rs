@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{Classification, classify};
 use crate::columns::{DETECTION_ROWS, DetectedColumn, StandardField, detect_columns};
-use crate::ingest::{DecimalStyle, IngestError, Input, Limits, Preview, SourceInfo, parse_number, preview};
+use crate::ingest::{
+    DecimalStyle, IngestError, Input, Limits, Preview, SourceInfo, parse_number, preview,
+};
 use crate::mapping::{MappingSuggestion, MaturityUnit, auto_map};
 use crate::pipeline::RwFormat;
 use crate::refdata::RefData;
@@ -58,9 +60,8 @@ pub fn inspect_preview(p: Preview, refdata: &RefData) -> Inspection {
             .find(|s| s.target == field.name())
             .and_then(|s| headers.iter().position(|h| *h == s.source))
     };
-    let risk_weight_format = column_of(StandardField::CurrentRiskWeight).and_then(|c| {
-        rw_format(p.rows.iter().filter_map(|r| r.get(c)).map(|v| v.as_bytes()))
-    });
+    let risk_weight_format = column_of(StandardField::CurrentRiskWeight)
+        .and_then(|c| rw_format(p.rows.iter().filter_map(|r| r.get(c)).map(|v| v.as_bytes())));
     let maturity_unit = suggestions
         .iter()
         .find(|s| s.target == StandardField::Maturity.name())

@@ -467,7 +467,9 @@ impl Storage {
             for key in batch.iter().filter(|k| !known.contains(*k)) {
                 match self.store.delete(&ObjectPath::from(key.as_str())).await {
                     Ok(()) | Err(object_store::Error::NotFound { .. }) => removed += 1,
-                    Err(e) => tracing::warn!(key = %key, error = %e, "could not sweep an orphan object"),
+                    Err(e) => {
+                        tracing::warn!(key = %key, error = %e, "could not sweep an orphan object")
+                    }
                 }
             }
         }

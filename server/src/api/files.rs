@@ -54,7 +54,10 @@ fn refuse_declared_size(state: &AppState, headers: &HeaderMap) -> ApiResult<()> 
 }
 
 fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
-    ApiError::bad_request("invalid_multipart", format!("Invalid upload: {}", e.body_text()))
+    ApiError::bad_request(
+        "invalid_multipart",
+        format!("Invalid upload: {}", e.body_text()),
+    )
 }
 
 /// Receives the `file` field into a temporary file (counting, keeping its head, noting NUL
@@ -87,7 +90,9 @@ async fn receive(
                         .await
                         .map_err(|e| ApiError::Internal(e.into()))?;
                 }
-                file.flush().await.map_err(|e| ApiError::Internal(e.into()))?;
+                file.flush()
+                    .await
+                    .map_err(|e| ApiError::Internal(e.into()))?;
                 received = Some(Received { path, name, seen });
             }
             Some("options") if options.is_none() => {
@@ -157,7 +162,9 @@ pub async fn inspect_file(
 ) -> ApiResult<axum::Json<Inspection>> {
     refuse_declared_size(&state, &headers)?;
     let (received, _) = receive(&state, &mut multipart).await?;
-    Ok(axum::Json(inspection::inspect(&state, &scope, received).await?))
+    Ok(axum::Json(
+        inspection::inspect(&state, &scope, received).await?,
+    ))
 }
 
 /// The client's files, newest first, filtered (`q` name, `lever` id or code or `none`, `type`,

@@ -20,7 +20,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// Every lever, by name.
 #[utoipa::path(get, path = "/levers",
     responses((status = 200, body = Vec<Lever>), (status = 401, body = crate::error::ErrorBody)))]
-pub async fn list_levers(State(state): State<AppState>, _actor: Actor) -> ApiResult<axum::Json<Vec<Lever>>> {
+pub async fn list_levers(
+    State(state): State<AppState>,
+    _actor: Actor,
+) -> ApiResult<axum::Json<Vec<Lever>>> {
     Ok(axum::Json(service::list(&state).await?))
 }
 

@@ -103,12 +103,14 @@ pub async fn set_status(
     status: &str,
     error: Option<&str>,
 ) -> sqlx::Result<()> {
-    sqlx::query("UPDATE client_files SET processing_status = $2, processing_error = $3 WHERE id = $1")
-        .bind(id)
-        .bind(status)
-        .bind(error)
-        .execute(conn)
-        .await?;
+    sqlx::query(
+        "UPDATE client_files SET processing_status = $2, processing_error = $3 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(status)
+    .bind(error)
+    .execute(conn)
+    .await?;
     Ok(())
 }
 

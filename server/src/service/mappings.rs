@@ -94,7 +94,9 @@ pub async fn create(
     }
     let name = input.name.trim();
     if name.is_empty() {
-        return Err(ApiError::validation("Please enter a name for the template."));
+        return Err(ApiError::validation(
+            "Please enter a name for the template.",
+        ));
     }
     if name.chars().count() > MAX_TEMPLATE_NAME {
         return Err(ApiError::validation(format!(
@@ -107,7 +109,9 @@ pub async fn create(
         .filter(|(k, v)| !k.trim().is_empty() && !v.trim().is_empty())
         .collect();
     if mapping.is_empty() {
-        return Err(ApiError::validation("A template needs at least one mapped column"));
+        return Err(ApiError::validation(
+            "A template needs at least one mapped column",
+        ));
     }
     if input.source_columns.len() > MAX_TEMPLATE_COLUMNS || mapping.len() > MAX_TEMPLATE_COLUMNS {
         return Err(ApiError::validation("Too many columns in the template"));
@@ -224,7 +228,10 @@ pub async fn suggestions_for(
     let rows = db::suggestions_for(&state.db.pool, &keys).await?;
     let mut out = Vec::new();
     for r in rows {
-        for s in sources.iter().filter(|s| suggestion_key(s) == r.source_column_name) {
+        for s in sources
+            .iter()
+            .filter(|s| suggestion_key(s) == r.source_column_name)
+        {
             out.push((r.target_column_name.clone(), s.clone(), r.confidence_score));
         }
     }

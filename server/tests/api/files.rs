@@ -134,15 +134,60 @@ async fn upload_refusals_store_nothing() {
     let app = TestApp::spawn_with(|c| c.max_upload_mb = 1).await;
     let s = app.login(USER_A).await;
     let cases: Vec<(&str, Vec<u8>, StatusCode, &str)> = vec![
-        ("empty.csv", vec![], StatusCode::UNPROCESSABLE_ENTITY, "The uploaded file appears to be empty or invalid."),
-        ("program.csv", b"MZ\x90\x00\x03\x00\x00\x00\x04\x00".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload only PDF, Excel, or CSV files."),
-        ("elf.xlsx", b"\x7fELF\x02\x01\x01\x00\x00".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload only PDF, Excel, or CSV files."),
-        ("text.xlsx", CSV.as_bytes().to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload only PDF, Excel, or CSV files."),
-        ("doc.pdf", CSV.as_bytes().to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload only PDF, Excel, or CSV files."),
-        ("tool.exe", CSV.as_bytes().to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload only PDF, Excel, or CSV files."),
-        ("big.csv", format!("a,b\n{}", "1,2\n".repeat(300_000)).into_bytes(), StatusCode::PAYLOAD_TOO_LARGE, "File too large"),
-        ("bomb.xlsx", zip_bomb_xlsx(), StatusCode::UNPROCESSABLE_ENTITY, ""),
-        ("headers-only.csv", b"a,b\n".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "No data found in CSV file"),
+        (
+            "empty.csv",
+            vec![],
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "The uploaded file appears to be empty or invalid.",
+        ),
+        (
+            "program.csv",
+            b"MZ\x90\x00\x03\x00\x00\x00\x04\x00".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload only PDF, Excel, or CSV files.",
+        ),
+        (
+            "elf.xlsx",
+            b"\x7fELF\x02\x01\x01\x00\x00".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload only PDF, Excel, or CSV files.",
+        ),
+        (
+            "text.xlsx",
+            CSV.as_bytes().to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload only PDF, Excel, or CSV files.",
+        ),
+        (
+            "doc.pdf",
+            CSV.as_bytes().to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload only PDF, Excel, or CSV files.",
+        ),
+        (
+            "tool.exe",
+            CSV.as_bytes().to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload only PDF, Excel, or CSV files.",
+        ),
+        (
+            "big.csv",
+            format!("a,b\n{}", "1,2\n".repeat(300_000)).into_bytes(),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "File too large",
+        ),
+        (
+            "bomb.xlsx",
+            zip_bomb_xlsx(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "",
+        ),
+        (
+            "headers-only.csv",
+            b"a,b\n".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "No data found in CSV file",
+        ),
     ];
     for (name, bytes, status, message) in cases {
         let (st, v) = upload(&s, name, bytes).await;
@@ -150,10 +195,20 @@ async fn upload_refusals_store_nothing() {
         if !message.is_empty() {
             assert_eq!(v["message"], message, "{name}");
         } else {
-            assert!(v["message"].as_str().unwrap().starts_with("Failed to parse Excel file"), "{name}: {v}");
+            assert!(
+                v["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Failed to parse Excel file"),
+                "{name}: {v}"
+            );
         }
     }
-    assert!(stored_objects(&app).is_empty(), "{:?}", stored_objects(&app));
+    assert!(
+        stored_objects(&app).is_empty(),
+        "{:?}",
+        stored_objects(&app)
+    );
     assert_eq!(temp_files(&app), 0, "temporary files are removed");
     let (_, list) = s.json("/api/files").await;
     assert_eq!(list.as_array().unwrap().len(), 0);
@@ -176,7 +231,12 @@ async fn upload_list_get_download_and_delete() {
     let id = file["id"].as_str().unwrap().to_string();
     let objects = stored_objects(&app);
     assert_eq!(objects.len(), 1);
-    assert!(objects[0].starts_with("clients/") && objects[0].contains("/input/") && objects[0].ends_with(".csv"), "{objects:?}");
+    assert!(
+        objects[0].starts_with("clients/")
+            && objects[0].contains("/input/")
+            && objects[0].ends_with(".csv"),
+        "{objects:?}"
+    );
 
     let (st, got) = s.json(&format!("/api/files/{id}")).await;
     assert_eq!(st, StatusCode::OK);
@@ -193,13 +253,20 @@ async fn upload_list_get_download_and_delete() {
 
     // A processed output (written as a run writes it) is served under its own name and type.
     let out_key = server::storage::Storage::output_key(&"x".into(), "out.xlsx");
-    let key = out_key.as_str().replace("clients/x/", &format!("clients/{}/", got["clientId"].as_str().unwrap()));
+    let key = out_key.as_str().replace(
+        "clients/x/",
+        &format!("clients/{}/", got["clientId"].as_str().unwrap()),
+    );
     let out_key = server::storage::ObjectKey::parse(&key).unwrap();
     let tmp = app.state.storage.temp_file().unwrap();
     std::fs::write(tmp.path(), b"PK\x03\x04 processed").unwrap();
     app.state
         .storage
-        .put_file(&out_key, tmp.path(), "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        .put_file(
+            &out_key,
+            tmp.path(),
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        )
         .await
         .unwrap();
     sqlx::query("UPDATE client_files SET processed_object_key = $1, processed = 1, processing_status = 'processed', savings_rwas = 1000 WHERE id = $2")
@@ -225,23 +292,51 @@ async fn upload_list_get_download_and_delete() {
 
     // Bank B sees nothing of it; the viewer reads but cannot delete.
     let b = app.login(USER_B).await;
-    assert_eq!(b.get(&format!("/api/files/{id}")).await.status(), StatusCode::NOT_FOUND);
-    assert_eq!(b.get(&format!("/api/files/{id}/original")).await.status(), StatusCode::NOT_FOUND);
-    assert_eq!(b.get(&format!("/api/files/{id}/processed")).await.status(), StatusCode::NOT_FOUND);
-    assert_eq!(delete(&b, &format!("/api/files/{id}")).await, StatusCode::NOT_FOUND);
+    assert_eq!(
+        b.get(&format!("/api/files/{id}")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        b.get(&format!("/api/files/{id}/original")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        b.get(&format!("/api/files/{id}/processed")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        delete(&b, &format!("/api/files/{id}")).await,
+        StatusCode::NOT_FOUND
+    );
     let (_, blist) = b.json("/api/files").await;
     assert_eq!(blist.as_array().unwrap().len(), 0);
     let viewer = app.login(VIEWER).await;
-    assert_eq!(viewer.get(&format!("/api/files/{id}")).await.status(), StatusCode::OK);
-    assert_eq!(delete(&viewer, &format!("/api/files/{id}")).await, StatusCode::FORBIDDEN);
+    assert_eq!(
+        viewer.get(&format!("/api/files/{id}")).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        delete(&viewer, &format!("/api/files/{id}")).await,
+        StatusCode::FORBIDDEN
+    );
     let (st, _) = upload(&viewer, "v.csv", CSV.as_bytes().to_vec()).await;
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert_eq!(stored_objects(&app).len(), 2);
 
     // Deleting removes the row and both objects.
-    assert_eq!(delete(&s, &format!("/api/files/{id}")).await, StatusCode::NO_CONTENT);
-    assert_eq!(s.get(&format!("/api/files/{id}")).await.status(), StatusCode::NOT_FOUND);
-    assert!(stored_objects(&app).is_empty(), "{:?}", stored_objects(&app));
+    assert_eq!(
+        delete(&s, &format!("/api/files/{id}")).await,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        s.get(&format!("/api/files/{id}")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert!(
+        stored_objects(&app).is_empty(),
+        "{:?}",
+        stored_objects(&app)
+    );
 }
 
 #[tokio::test]
@@ -284,9 +379,16 @@ async fn list_filters() {
             .collect()
     };
     let (_, all) = s.json("/api/files").await;
-    assert_eq!(names(&all), ["report.pdf", "gamma.xlsx", "beta_PSE.csv", "alpha.csv"]);
+    assert_eq!(
+        names(&all),
+        ["report.pdf", "gamma.xlsx", "beta_PSE.csv", "alpha.csv"]
+    );
     let (_, v) = s.json("/api/files?q=A_p").await;
-    assert_eq!(names(&v), ["beta_PSE.csv"], "LIKE wildcards are matched literally");
+    assert_eq!(
+        names(&v),
+        ["beta_PSE.csv"],
+        "LIKE wildcards are matched literally"
+    );
     let (_, v) = s.json("/api/files?q=ALPHA").await;
     assert_eq!(names(&v), ["alpha.csv"]);
     let (_, v) = s.json(&format!("/api/files?lever={pse}")).await;
@@ -327,7 +429,14 @@ async fn list_filters() {
 async fn inspection_stores_nothing_and_suggests_a_mapping() {
     let app = TestApp::spawn().await;
     let s = app.login(USER_A).await;
-    let (st, v) = upload_to(&s, "/api/files/inspect", "pse.csv", CSV.as_bytes().to_vec(), None).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files/inspect",
+        "pse.csv",
+        CSV.as_bytes().to_vec(),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["fileName"], "pse.csv");
     assert_eq!(v["columns"].as_array().unwrap().len(), 6);
@@ -349,11 +458,25 @@ async fn inspection_stores_nothing_and_suggests_a_mapping() {
     let (_, list) = s.json("/api/files").await;
     assert_eq!(list.as_array().unwrap().len(), 0);
     // The same refusals as an upload.
-    let (st, v) = upload_to(&s, "/api/files/inspect", "x.csv", b"MZ\x90\x00".to_vec(), None).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files/inspect",
+        "x.csv",
+        b"MZ\x90\x00".to_vec(),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(v["message"], "Please upload only PDF, Excel, or CSV files.");
     let viewer = app.login(VIEWER).await;
-    let (st, _) = upload_to(&viewer, "/api/files/inspect", "pse.csv", CSV.as_bytes().to_vec(), None).await;
+    let (st, _) = upload_to(
+        &viewer,
+        "/api/files/inspect",
+        "pse.csv",
+        CSV.as_bytes().to_vec(),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::FORBIDDEN);
 }
 
@@ -372,23 +495,45 @@ async fn processing_uploads_queue_a_run_and_learn_the_mapping() {
         .unwrap()
         .to_string();
     // Manual processing needs a lever and a mapping; refused, nothing is stored.
-    let (st, v) = upload_to(&s, "/api/files", "a.csv", CSV.as_bytes().to_vec(),
-        Some(json!({"mode": "manual", "leverId": null, "process": true}))).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files",
+        "a.csv",
+        CSV.as_bytes().to_vec(),
+        Some(json!({"mode": "manual", "leverId": null, "process": true})),
+    )
+    .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(v["message"], "Please select a lever before uploading.");
-    let (st, v) = upload_to(&s, "/api/files", "a.csv", CSV.as_bytes().to_vec(),
-        Some(json!({"mode": "manual", "leverId": pse, "process": true}))).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files",
+        "a.csv",
+        CSV.as_bytes().to_vec(),
+        Some(json!({"mode": "manual", "leverId": pse, "process": true})),
+    )
+    .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(v["message"], "Column mapping is required for manual processing mode.");
+    assert_eq!(
+        v["message"],
+        "Column mapping is required for manual processing mode."
+    );
     let (st, v) = upload_to(&s, "/api/files", "a.csv", CSV.as_bytes().to_vec(),
         Some(json!({"mode": "manual", "leverId": pse, "process": true, "mapping": {"NIF": "NIF"}, "riskWeightFormat": "fraction"}))).await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
-    let (st, _) = upload_to(&s, "/api/files", "a.csv", CSV.as_bytes().to_vec(),
-        Some(json!({"mode": "manual", "bogus": 1}))).await;
+    let (st, _) = upload_to(
+        &s,
+        "/api/files",
+        "a.csv",
+        CSV.as_bytes().to_vec(),
+        Some(json!({"mode": "manual", "bogus": 1})),
+    )
+    .await;
     assert_eq!(st, StatusCode::BAD_REQUEST);
     assert!(stored_objects(&app).is_empty());
 
-    let mapping = json!({"NIF": "NIF", "Exposure_Amount": "Exposure_Amount", "Maturity": "Plazo Dias"});
+    let mapping =
+        json!({"NIF": "NIF", "Exposure_Amount": "Exposure_Amount", "Maturity": "Plazo Dias"});
     let (st, v) = upload_to(&s, "/api/files", "a.csv", CSV.as_bytes().to_vec(),
         Some(json!({"mode": "manual", "leverId": pse, "process": true, "mapping": mapping, "maturityUnit": "days"}))).await;
     assert_eq!(st, StatusCode::CREATED, "{v}");
@@ -399,28 +544,58 @@ async fn processing_uploads_queue_a_run_and_learn_the_mapping() {
     let (_, list) = s.json("/api/files").await;
     assert_eq!(list[0]["latestRun"]["id"], v["run"]["id"]);
     // The confirmed mapping was counted: a later file with a "Plazo Dias" column gets it.
-    let (st, v) = upload_to(&s, "/api/files", "b.csv", CSV.as_bytes().to_vec(),
-        Some(json!({"mode": "manual", "leverId": pse, "process": true, "mapping": mapping}))).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files",
+        "b.csv",
+        CSV.as_bytes().to_vec(),
+        Some(json!({"mode": "manual", "leverId": pse, "process": true, "mapping": mapping})),
+    )
+    .await;
     assert_eq!(st, StatusCode::CREATED, "{v}");
     let (n,): (i64,) = sqlx::query_as("SELECT usage_count FROM universal_column_suggestions WHERE source_column_name = 'plazo dias' AND target_column_name = 'Maturity'")
         .fetch_one(&app.state.db.pool).await.unwrap();
     assert_eq!(n, 2);
     let other = "Cliente,Plazo Dias\nX,30\n";
-    let (st, v) = upload_to(&s, "/api/files/inspect", "c.csv", other.as_bytes().to_vec(), None).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files/inspect",
+        "c.csv",
+        other.as_bytes().to_vec(),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["suggestedMapping"]["Maturity"], "Plazo Dias", "{v}");
 
     // Enhanced AI: the run classifies; a PDF is stored and says plainly it cannot be processed.
-    let (st, v) = upload_to(&s, "/api/files", "c.csv", CSV.as_bytes().to_vec(),
-        Some(json!({"mode": "enhanced-ai", "process": true}))).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files",
+        "c.csv",
+        CSV.as_bytes().to_vec(),
+        Some(json!({"mode": "enhanced-ai", "process": true})),
+    )
+    .await;
     assert_eq!(st, StatusCode::CREATED, "{v}");
     assert_eq!(v["run"]["mode"], "enhanced-ai");
-    let (st, v) = upload_to(&s, "/api/files", "d.pdf", b"%PDF-1.4\n".to_vec(),
-        Some(json!({"mode": "enhanced-ai", "process": true}))).await;
+    let (st, v) = upload_to(
+        &s,
+        "/api/files",
+        "d.pdf",
+        b"%PDF-1.4\n".to_vec(),
+        Some(json!({"mode": "enhanced-ai", "process": true})),
+    )
+    .await;
     assert_eq!(st, StatusCode::CREATED, "{v}");
     assert!(v["run"].is_null());
     assert_eq!(v["file"]["status"], "failed");
-    assert!(v["file"]["processingError"].as_str().unwrap().contains("CSV or Excel"));
+    assert!(
+        v["file"]["processingError"]
+            .as_str()
+            .unwrap()
+            .contains("CSV or Excel")
+    );
     let inputs = stored_objects(&app)
         .into_iter()
         .filter(|k| k.contains("/input/"))
@@ -458,10 +633,19 @@ async fn templates_are_shared_by_the_team_and_walled_between_clients() {
     let b = app.login(USER_B).await;
     let (_, blist) = b.json("/api/mapping-templates").await;
     assert_eq!(blist.as_array().unwrap().len(), 0);
-    assert_eq!(delete(&b, &format!("/api/mapping-templates/{id}")).await, StatusCode::NOT_FOUND);
+    assert_eq!(
+        delete(&b, &format!("/api/mapping-templates/{id}")).await,
+        StatusCode::NOT_FOUND
+    );
     let viewer = app.login(VIEWER).await;
-    assert_eq!(delete(&viewer, &format!("/api/mapping-templates/{id}")).await, StatusCode::FORBIDDEN);
-    assert_eq!(delete(&approver, &format!("/api/mapping-templates/{id}")).await, StatusCode::NO_CONTENT);
+    assert_eq!(
+        delete(&viewer, &format!("/api/mapping-templates/{id}")).await,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        delete(&approver, &format!("/api/mapping-templates/{id}")).await,
+        StatusCode::NO_CONTENT
+    );
     let (_, list) = s.json("/api/mapping-templates").await;
     assert_eq!(list.as_array().unwrap().len(), 0);
 }
@@ -484,7 +668,9 @@ async fn levers_and_their_columns() {
             .unwrap()
             .to_string()
     };
-    let (st, cols) = s.json(&format!("/api/levers/{}/columns", by_code("pse"))).await;
+    let (st, cols) = s
+        .json(&format!("/api/levers/{}/columns", by_code("pse")))
+        .await;
     assert_eq!(st, StatusCode::OK);
     let required: Vec<&str> = cols
         .as_array()
@@ -497,7 +683,11 @@ async fn levers_and_their_columns() {
     for n in ["NIF", "Maturity", "Exposure_Amount", "Current_Risk_Weight"] {
         assert!(required.contains(&n), "{n}");
     }
-    assert!(cols[0]["description"].as_str().is_some_and(|d| !d.is_empty()));
+    assert!(
+        cols[0]["description"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty())
+    );
     // Defined columns win over the fallbacks.
     let mdb = by_code("mdb");
     sqlx::query("INSERT INTO lever_column_definitions (id, lever_id, column_name, column_type, description, is_required, category, display_order, created_at, updated_at) VALUES ('d1', $1, 'LEI', 'text', 'Legal entity identifier', 1, 'core', 1, '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')")
@@ -528,17 +718,42 @@ async fn the_sweeper_removes_only_old_unreferenced_objects() {
     let key = server::storage::Storage::input_key(&client, "orphan.csv");
     let tmp = app.state.storage.temp_file().unwrap();
     std::fs::write(tmp.path(), b"a,b\n1,2\n").unwrap();
-    app.state.storage.put_file(&key, tmp.path(), "text/csv").await.unwrap();
+    app.state
+        .storage
+        .put_file(&key, tmp.path(), "text/csv")
+        .await
+        .unwrap();
     assert_eq!(stored_objects(&app).len(), 2);
-    assert_eq!(server::service::files::sweep_orphans(&app.state).await.unwrap(), 0, "young objects stay");
+    assert_eq!(
+        server::service::files::sweep_orphans(&app.state)
+            .await
+            .unwrap(),
+        0,
+        "young objects stay"
+    );
     let path = app.state.config.data_dir.join("objects").join(key.as_str());
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 3600);
-    std::fs::File::options().write(true).open(&path).unwrap().set_modified(old).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
     for p in stored_objects(&app) {
         let f = app.state.config.data_dir.join("objects").join(p);
-        std::fs::File::options().write(true).open(&f).unwrap().set_modified(old).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
     }
-    assert_eq!(server::service::files::sweep_orphans(&app.state).await.unwrap(), 1);
+    assert_eq!(
+        server::service::files::sweep_orphans(&app.state)
+            .await
+            .unwrap(),
+        1
+    );
     let left = stored_objects(&app);
     assert_eq!(left.len(), 1);
     assert_ne!(left[0], key.as_str());

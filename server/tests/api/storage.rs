@@ -39,10 +39,16 @@ async fn suite(storage: Storage) {
 
     // Put, get whole, get streamed, exists.
     let key = Storage::input_key(&client, "book.csv");
-    assert!(key.as_str().starts_with(&format!("clients/{client}/input/")));
+    assert!(
+        key.as_str()
+            .starts_with(&format!("clients/{client}/input/"))
+    );
     assert!(key.as_str().ends_with(".csv"));
     let small = b"NIF,Exposure_Amount\nQ2826000H,1000\n".to_vec();
-    assert_eq!(put(&storage, &key, &small).await.unwrap(), small.len() as u64);
+    assert_eq!(
+        put(&storage, &key, &small).await.unwrap(),
+        small.len() as u64
+    );
     assert_eq!(storage.get_bytes(&key).await.unwrap().as_ref(), &small[..]);
     let (size, mut stream) = storage.get_stream(&key).await.unwrap();
     assert_eq!(size, small.len() as u64);
@@ -65,9 +71,15 @@ async fn suite(storage: Storage) {
     let big_key = Storage::output_key(&client, "optimized_book.xlsx");
     assert!(big_key.as_str().contains("/output/"));
     let big = bytes(12 * 1024 * 1024, 7);
-    assert_eq!(put(&storage, &big_key, &big).await.unwrap(), big.len() as u64);
+    assert_eq!(
+        put(&storage, &big_key, &big).await.unwrap(),
+        big.len() as u64
+    );
     let copy = storage.input_to_temp(&big_key).await.unwrap();
-    assert!(std::fs::read(&copy).unwrap() == big, "the 12 MiB object reads back as written");
+    assert!(
+        std::fs::read(&copy).unwrap() == big,
+        "the 12 MiB object reads back as written"
+    );
     drop(copy);
     let twice = put(&storage, &big_key, &big[..6 * 1024 * 1024]).await;
     assert!(
@@ -106,12 +118,23 @@ async fn suite(storage: Storage) {
         .await
         .unwrap();
     assert!(removed >= 1);
-    assert!(storage.exists(&key).await.unwrap(), "a referenced object stays");
-    assert!(!storage.exists(&orphan).await.unwrap(), "the orphan is gone");
+    assert!(
+        storage.exists(&key).await.unwrap(),
+        "a referenced object stays"
+    );
+    assert!(
+        !storage.exists(&orphan).await.unwrap(),
+        "the orphan is gone"
+    );
     storage.delete(&key).await.unwrap();
 
     // Keys read back from rows must be ones the storage generates.
-    for bad in ["../etc/passwd", "clients/x/input/../../y", "clients/x/other/a.csv", "/abs"] {
+    for bad in [
+        "../etc/passwd",
+        "clients/x/input/../../y",
+        "clients/x/other/a.csv",
+        "/abs",
+    ] {
         assert!(ObjectKey::parse(bad).is_err(), "{bad}");
     }
     assert!(ObjectKey::parse(key.as_str()).is_ok());

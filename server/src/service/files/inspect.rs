@@ -105,8 +105,12 @@ pub async fn inspect(state: &AppState, scope: &Scope, received: Received) -> Api
     }
     // Universal suggestions fill standard columns the engine left unmapped, from source columns
     // it did not use.
-    for (target, source, score) in crate::service::mappings::suggestions_for(state, &headers).await? {
-        if suggested_mapping.contains_key(&target) || suggested_mapping.values().any(|v| *v == source) {
+    for (target, source, score) in
+        crate::service::mappings::suggestions_for(state, &headers).await?
+    {
+        if suggested_mapping.contains_key(&target)
+            || suggested_mapping.values().any(|v| *v == source)
+        {
             continue;
         }
         if analysis::columns::StandardField::from_name(&target).is_none() {

@@ -278,10 +278,19 @@ mod tests {
 
     #[test]
     fn recognises_by_content_and_extension() {
-        assert_eq!(recognise("a.csv", &seen(b"a,b\n1,2\n")).unwrap(), FileType::Csv);
+        assert_eq!(
+            recognise("a.csv", &seen(b"a,b\n1,2\n")).unwrap(),
+            FileType::Csv
+        );
         assert_eq!(recognise("a.TXT", &seen(b"a;b\n")).unwrap(), FileType::Txt);
-        assert_eq!(recognise("a.pdf", &seen(b"%PDF-1.7\n")).unwrap(), FileType::Pdf);
-        assert_eq!(recognise("a.xlsx", &seen(b"PK\x03\x04rest")).unwrap(), FileType::Xlsx);
+        assert_eq!(
+            recognise("a.pdf", &seen(b"%PDF-1.7\n")).unwrap(),
+            FileType::Pdf
+        );
+        assert_eq!(
+            recognise("a.xlsx", &seen(b"PK\x03\x04rest")).unwrap(),
+            FileType::Xlsx
+        );
         assert_eq!(recognise("a.xls", &seen(&OLE2)).unwrap(), FileType::Xls);
         // A renamed executable, content that does not match, unknown extensions, nothing.
         for (name, bytes) in [
@@ -296,7 +305,10 @@ mod tests {
             let e = recognise(name, &seen(bytes)).unwrap_err();
             assert_eq!(e.to_string(), UNSUPPORTED, "{name}");
         }
-        assert_eq!(recognise("a.csv", &seen(b"")).unwrap_err().to_string(), EMPTY);
+        assert_eq!(
+            recognise("a.csv", &seen(b"")).unwrap_err().to_string(),
+            EMPTY
+        );
     }
 
     #[test]

@@ -234,11 +234,10 @@ pub async fn check_received(
     let file_type = kind::recognise(&received.name, &received.seen)?;
     let path = received.path.to_path_buf();
     let limits = upload_limits(state);
-    let preview = tokio::task::spawn_blocking(move || {
-        kind::check_content(&path, file_type, &limits, rows)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(e.into()))??;
+    let preview =
+        tokio::task::spawn_blocking(move || kind::check_content(&path, file_type, &limits, rows))
+            .await
+            .map_err(|e| ApiError::Internal(e.into()))??;
     Ok((file_type, preview))
 }
 
@@ -256,16 +255,23 @@ pub async fn upload(
     }
     let name = kind::sanitize_name(&received.name);
     let (file_type, _) = check_received(state, &received, 1).await?;
-    let lever_id = options.lever_id.clone().filter(|l| !l.is_empty() && l != "tbd");
+    let lever_id = options
+        .lever_id
+        .clone()
+        .filter(|l| !l.is_empty() && l != "tbd");
     if let Some(lever) = &lever_id
-        && crate::db::levers::get(&state.db.pool, lever).await?.is_none()
+        && crate::db::levers::get(&state.db.pool, lever)
+            .await?
+            .is_none()
     {
         return Err(ApiError::validation("Lever not found"));
     }
     let process = options.process && file_type.is_table();
     if process && options.mode == RunMode::Manual {
         if lever_id.is_none() {
-            return Err(ApiError::validation("Please select a lever before uploading."));
+            return Err(ApiError::validation(
+                "Please select a lever before uploading.",
+            ));
         }
         if options.mapping.as_ref().is_none_or(|m| m.is_empty()) {
             return Err(ApiError::validation(
@@ -279,7 +285,10 @@ pub async fn upload(
         .put_file(&key, &received.path, file_type.content_type())
         .await?;
     drop(received);
-    match record_upload(state, scope, &key, &name, file_type, size, lever_id, process, &options).await
+    match record_upload(
+        state, scope, &key, &name, file_type, size, lever_id, process, &options,
+    )
+    .await
     {
         Ok(result) => Ok(result),
         Err(e) => {
@@ -368,7 +377,10 @@ async fn record_upload(
         file_id: file_id.clone(),
     };
     change
-        .also(Topic::Admin { area: "files" }, Event::FileCreated(payload.clone()))
+        .also(
+            Topic::Admin { area: "files" },
+            Event::FileCreated(payload.clone()),
+        )
         .await?;
     change
         .commit(
@@ -427,7 +439,12 @@ fn stored_day(d: chrono::NaiveDate) -> String {
 
 /// Turns the query parameters into checked filters.
 pub fn parse_filter(q: &ListQuery) -> ApiResult<FileFilter> {
-    let blank = |s: &Option<String>| s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+    let blank = |s: &Option<String>| {
+        s.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
     let lever = blank(&q.lever).map(|l| match l.to_ascii_lowercase().as_str() {
         "none" => LeverFilter::None,
         _ => LeverFilter::Is(l),
@@ -526,7 +543,10 @@ pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> 
         file_id: row.id.clone(),
     };
     change
-        .also(Topic::Admin { area: "files" }, Event::FileDeleted(payload.clone()))
+        .also(
+            Topic::Admin { area: "files" },
+            Event::FileDeleted(payload.clone()),
+        )
         .await?;
     change
         .commit(
@@ -545,9 +565,12 @@ pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> 
             },
         )
         .await?;
-    for key in [row.object_key.as_deref(), row.processed_object_key.as_deref()]
-        .into_iter()
-        .flatten()
+    for key in [
+        row.object_key.as_deref(),
+        row.processed_object_key.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
     {
         match ObjectKey::parse(key) {
             Ok(k) => {
