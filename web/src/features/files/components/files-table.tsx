@@ -12,6 +12,7 @@ import { cn } from '@/lib/cn'
 import { formatDate } from '@/lib/format'
 import { toast } from '@/lib/toast'
 
+import { useLiveRunsOfFiles } from '../hooks/use-run'
 import { NO_FILTERS, originalHref, processedHref, useDeleteFile, useFiles, type ClientFile, type FileFilters } from '../api'
 import { fileStatusView, formatBpsUnit, formatRwas, type FileStatusView } from '../utils/format'
 
@@ -118,6 +119,7 @@ type Props = {
 export function FilesTable({ clientId, canWrite, filters = NO_FILTERS, files: given }: Props) {
   const own = useFiles(given ? null : clientId, filters)
   const files = given ?? own.data
+  useLiveRunsOfFiles(clientId, files)
   const [toDelete, setToDelete] = useState<Row | null>(null)
   const remove = useDeleteFile(clientId)
 

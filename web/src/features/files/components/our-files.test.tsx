@@ -148,4 +148,25 @@ describe('OurFiles', () => {
     await waitFor(() => expect(bodyRows()).toHaveLength(4))
     expect(listUrls(calls).length).toBeGreaterThan(before)
   })
+
+  it('shows the live progress of the runs under way in the list', async () => {
+    const calls = renderFiles(filesState({ files: files() }))
+    await waitFor(() => expect(bodyRows()).toHaveLength(3))
+    expect(within(bodyRows()[2]!).getByText('Processing 61%')).toBeInTheDocument()
+    const socket = FakeEventSocket.latest()
+    act(() => socket.open())
+    const topic = 'client:c-1:run:run-1'
+    await waitFor(() => expect(socket.sent.flatMap((m) => m.topics ?? [])).toContain(topic))
+    const reads = listUrls(calls).length
+    act(() => socket.frame(topic, 1, 'subscribed'))
+    // The subscription refetches the list first (whatever was read before it may be stale).
+    await waitFor(() => expect(listUrls(calls).length).toBe(reads + 1))
+    await waitFor(() => expect(within(bodyRows()[2]!).getByText('Processing 61%')).toBeInTheDocument())
+    act(() => socket.frame(topic, 2, 'run.progress', makeRun({ state: 'running', stage: 'writing', percent: 93.4, seq: 20 })))
+    await waitFor(() => expect(within(bodyRows()[2]!).getByText('Processing 93%')).toBeInTheDocument())
+    // An older event changes nothing.
+    act(() => socket.frame(topic, 3, 'run.progress', makeRun({ state: 'running', percent: 70, seq: 19 })))
+    await new Promise((r) => setTimeout(r, 50))
+    expect(within(bodyRows()[2]!).getByText('Processing 93%')).toBeInTheDocument()
+  })
 })

@@ -1,8 +1,10 @@
+import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
 
 import { useRealtimeStore, useRealtimeTopic } from '@/lib/realtime'
+import { subscribeTopic } from '@/lib/realtime-store'
 
-import { getRun, runSnapshotOf, runTopic, type RunSnapshot } from '../api'
+import { fileKeys, getRun, runSnapshotOf, runTopic, type ClientFile, type RunSnapshot } from '../api'
 
 /** States after which a run changes no more. */
 export const FINAL_STATES: readonly RunSnapshot['state'][] = ['completed', 'failed', 'pending_review', 'cancelled']
@@ -59,4 +61,34 @@ export function useRun(clientId: string | null, initial: RunSnapshot | null) {
   }, [runId, final, status, refresh])
 
   return run
+}
+
+/**
+ * Keeps the runs under way in a file list live: each queued or running run's topic is followed and
+ * its progress patched into the client's cached file lists (the files topic refetches the lists
+ * when a run ends or anything else changes).
+ */
+export function useLiveRunsOfFiles(clientId: string | null, files: readonly ClientFile[] | undefined) {
+  const queryClient = useQueryClient()
+  const active = (files ?? [])
+    .flatMap((f) => (f.latestRun && !isFinal(f.latestRun) ? [f.latestRun.id] : []))
+    .sort()
+    .join(',')
+  useEffect(() => {
+    if (!clientId || !active) return
+    const stops = active.split(',').map((runId) =>
+      subscribeTopic(runTopic(clientId, runId), {
+        onEvent: (frame) => {
+          const snapshot = runSnapshotOf(frame)
+          if (!snapshot) return
+          queryClient.setQueriesData<ClientFile[]>({ queryKey: [...fileKeys.client(clientId), 'list'] }, (list) =>
+            list?.map((f) => (f.latestRun?.id === snapshot.id ? { ...f, latestRun: newer(f.latestRun, snapshot) } : f)),
+          )
+          if (isFinal(snapshot)) void queryClient.invalidateQueries({ queryKey: fileKeys.client(clientId) })
+        },
+        onResync: () => void queryClient.invalidateQueries({ queryKey: fileKeys.client(clientId) }),
+      }),
+    )
+    return () => stops.forEach((stop) => stop())
+  }, [clientId, active, queryClient])
 }
