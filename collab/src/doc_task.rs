@@ -352,6 +352,15 @@ struct DocTask {
     resync_again: bool,
     resync_at: Option<Instant>,
     behind_check_at: Option<Instant>,
+    /// Updates integrated since the connections were last written to, with the connection
+    /// each came from, relayed together by [`DocTask::flush_updates`] after the batch of
+    /// commands that produced them.
+    outbox: Vec<(Option<u64>, Bytes)>,
+    /// The document's state vector before the first update in `outbox`.
+    outbox_before: Option<StateVector>,
+    /// When updates were last relayed, and when the next relay is due if updates wait.
+    last_relay: Instant,
+    relay_at: Option<Instant>,
     last_resync: Option<Instant>,
     tasks: FuturesUnordered<BoxFuture<'static, TaskEvent>>,
     tick: Duration,
@@ -507,6 +516,10 @@ async fn load(
         resync_again: false,
         resync_at: None,
         behind_check_at: None,
+        outbox: Vec::new(),
+        outbox_before: None,
+        last_relay: Instant::now(),
+        relay_at: None,
         last_resync: None,
         tasks: FuturesUnordered::new(),
         tick,
@@ -587,6 +600,7 @@ impl DocTask {
             self.resubscribe_at,
             self.resync_at,
             self.behind_check_at,
+            self.relay_at,
         ]
         .into_iter()
         .flatten()
@@ -597,6 +611,13 @@ impl DocTask {
     // ----- commands -----
 
     fn on_cmd(&mut self, cmd: Cmd) {
+        // Updates are relayed in batches; anything else written to a connection goes after
+        // what was integrated before it.
+        let batched = matches!(&cmd, Cmd::Inbound { msg, .. }
+            if matches!(**msg, Inbound::Update(_) | Inbound::SyncStep2(_) | Inbound::Ignored(_)));
+        if !batched {
+            self.flush_updates();
+        }
         match cmd {
             Cmd::Join(join) => {
                 let Join {
@@ -727,6 +748,7 @@ impl DocTask {
                     self.held_bytes -= dropped.size;
                 }
             }
+            self.flush_updates();
             match source {
                 Source::Local(Some(conn)) => {
                     if let Some(c) = self.conns.get(&conn)
@@ -785,14 +807,14 @@ impl DocTask {
             match source {
                 Source::Local(origin) => {
                     let u = Bytes::from(u);
-                    self.broadcast_update(origin, protocol::update(&u), &before);
+                    self.queue_update(origin, u.clone(), &before);
                     if let (Some(origin), Some(sent)) = (origin, sent.as_ref()) {
                         self.send_rest_to_sender(origin, &u, sent, &before);
                     }
                     self.publish(Body::Update(u.clone()));
                     self.pending.push(u);
                 }
-                Source::Remote => self.broadcast_update(None, protocol::update(&u), &before),
+                Source::Remote => self.queue_update(None, Bytes::from(u), &before),
             }
         }
         self.check_missing();
@@ -809,6 +831,7 @@ impl DocTask {
         sent: &StateVector,
         before: &StateVector,
     ) {
+        self.flush_updates();
         let Ok(rest) = yrs::diff_updates_v1(update, &sent.encode_v1()) else {
             return;
         };
@@ -841,6 +864,87 @@ impl DocTask {
         }
     }
 
+    /// Queues an integrated update for the connections; `before` is the document's state
+    /// vector before it.
+    fn queue_update(&mut self, origin: Option<u64>, update: Bytes, before: &StateVector) {
+        if self.outbox_before.is_none() {
+            self.outbox_before = Some(before.clone());
+        }
+        self.outbox.push((origin, update));
+    }
+
+    /// Relays the updates integrated since the last flush: one update per connection holding
+    /// all of them (merged), less what that connection sent itself. Called after each batch
+    /// of commands and before anything else is written to a connection, so frames keep their
+    /// order. Under light load a batch holds one update and goes out as it came; under heavy
+    /// load the connections get a few larger messages instead of one per edit, which is what
+    /// keeps the clients (and the sockets) from drowning.
+    fn flush_updates(&mut self) {
+        self.relay_at = None;
+        let Some(before) = self.outbox_before.take() else {
+            return;
+        };
+        self.last_relay = Instant::now();
+        let outbox = std::mem::take(&mut self.outbox);
+        if let [(origin, update)] = outbox.as_slice() {
+            self.broadcast_update(*origin, protocol::update(update), &before);
+            return;
+        }
+        let Ok(all) = yrs::merge_updates_v1(outbox.iter().map(|(_, u)| u.as_ref())) else {
+            // Cannot happen for updates the document produced; relay them one by one.
+            for (origin, update) in &outbox {
+                self.broadcast_update(*origin, protocol::update(update), &before);
+            }
+            return;
+        };
+        let all_frame = protocol::update(&all);
+        // What each sender must not get back: its own updates.
+        let mut own: HashMap<u64, Vec<&[u8]>> = HashMap::new();
+        for (origin, update) in &outbox {
+            if let Some(o) = origin {
+                own.entry(*o).or_default().push(update);
+            }
+        }
+        let mut frames: HashMap<u64, Option<Bytes>> = HashMap::new();
+        for (conn, mine) in &own {
+            if self.conns.get(conn).is_none_or(|c| c.behind.is_some()) {
+                continue;
+            }
+            let others = outbox
+                .iter()
+                .filter(|(o, _)| *o != Some(*conn))
+                .map(|(_, u)| u.as_ref());
+            let rest = if mine.len() == outbox.len() {
+                None
+            } else {
+                yrs::merge_updates_v1(others).ok()
+            };
+            frames.insert(*conn, rest.map(|r| protocol::update(&r)));
+        }
+        let now = Instant::now();
+        let mut fell_behind = false;
+        for (id, c) in self.conns.iter_mut() {
+            if c.behind.is_some() {
+                continue;
+            }
+            let frame = match frames.get(id) {
+                Some(Some(f)) => f.clone(),
+                Some(None) => continue,
+                None => all_frame.clone(),
+            };
+            if c.out.push(frame).is_err() {
+                if c.out.tx.is_closed() {
+                    continue;
+                }
+                c.behind = Some((before.clone(), now));
+                fell_behind = true;
+            }
+        }
+        if fell_behind && self.behind_check_at.is_none() {
+            self.behind_check_at = Some(now + BEHIND_CHECK);
+        }
+    }
+
     /// Sends an update frame to every connection but `except`, skipping connections that are
     /// behind (they get one diff when they drain). A connection whose queue overflows is marked
     /// behind with `before`, the document's state vector before this update: it has (or has
@@ -869,6 +973,7 @@ impl DocTask {
     /// budget: one update holding what each lacks (a diff from its state vector), sent once.
     /// A connection behind past `BEHIND_LIMIT` is closed with 4409.
     fn check_behind(&mut self, now: Instant) {
+        self.flush_updates();
         self.behind_check_at = None;
         let mut close = Vec::new();
         let mut still_behind = false;
@@ -904,6 +1009,7 @@ impl DocTask {
     /// is behind is skipped (awareness states are renewed every 15 s); one whose queue
     /// overflows is marked behind.
     fn broadcast(&mut self, except: Option<u64>, frame: Bytes) {
+        self.flush_updates();
         let sv = self.doc().transact().state_vector();
         let now = Instant::now();
         let mut fell_behind = false;
@@ -1395,6 +1501,9 @@ impl DocTask {
 
     fn on_timer(&mut self) {
         let now = Instant::now();
+        if self.relay_at.is_some_and(|t| t <= now) {
+            self.flush_updates();
+        }
         if self.aw_flush_at.is_some_and(|t| t <= now) {
             self.flush_awareness();
         }
@@ -1473,6 +1582,14 @@ impl DocTask {
     }
 
     fn after_event(&mut self) {
+        if self.outbox_before.is_some() && self.relay_at.is_none() {
+            let due = self.last_relay + self.hub.config.relay_interval;
+            if Instant::now() >= due {
+                self.flush_updates();
+            } else {
+                self.relay_at = Some(due);
+            }
+        }
         if self.hub.config.awareness_flush.is_zero() {
             self.flush_awareness();
         }

@@ -60,6 +60,11 @@ pub struct HubConfig {
     /// Awareness changes are gathered for this long and sent as one message. Zero sends each
     /// change at once. Default 50 ms.
     pub awareness_flush: Duration,
+    /// Least time between two relays of document updates to the connections: updates that
+    /// arrive sooner after a relay wait for the next one and go out merged, one message per
+    /// connection. An update arriving after a quiet spell goes out at once. Zero relays after
+    /// each batch of messages. Default 15 ms.
+    pub relay_interval: Duration,
     /// Compact when the log tail since the snapshot holds more updates than this.
     /// Default 500.
     pub compact_after_updates: usize,
@@ -93,6 +98,7 @@ impl Default for HubConfig {
             idle_unload_after: Duration::from_secs(10),
             awareness_timeout: Duration::from_secs(30),
             awareness_flush: Duration::from_millis(50),
+            relay_interval: Duration::from_millis(15),
             compact_after_updates: 500,
             compact_after_bytes: 1 << 20,
             max_batch_updates: 1000,

@@ -545,6 +545,8 @@ async fn a_lagging_connection_is_caught_up_with_one_diff_and_never_gets_duplicat
     use yrs::updates::decoder::Decode;
     let (hub, _store) = hub_with_doc(HubConfig {
         outbound_queue_frames: 8,
+        // every edit relayed on its own, so the fast client's frames count the edits
+        relay_interval: Duration::ZERO,
         ..config()
     })
     .await;
@@ -703,6 +705,89 @@ async fn a_sender_gets_back_only_what_it_lacks_when_the_document_held_pending_st
 }
 
 #[tokio::test(start_paused = true)]
+async fn updates_arriving_together_are_relayed_merged_and_never_back_to_their_sender() {
+    use yrs::updates::decoder::Decode;
+    let (hub, _store) = hub_with_doc(config()).await;
+    let mut cs = [
+        Client::new("a", Access::ReadWrite),
+        Client::new("b", Access::ReadWrite),
+        Client::new("c", Access::ReadWrite),
+        Client::new("d", Access::ReadOnly),
+    ];
+    for c in cs.iter_mut() {
+        c.connect(&hub, "r1");
+    }
+    pump_until_quiet(&mut cs).await;
+    let ids: Vec<u64> = cs.iter().map(|c| c.client_id()).collect();
+    // a, b and c each edit before the document's task runs: one batch of three updates.
+    for (i, c) in cs.iter_mut().take(3).enumerate() {
+        c.edit(insert(&format!("<{i}>"), 0));
+    }
+    settle(50).await;
+    for (i, c) in cs.iter_mut().enumerate() {
+        let link = c.link.as_mut().unwrap();
+        let mut frames = Vec::new();
+        while let Ok(frame) = link.from_server.try_recv() {
+            for msg in protocol::decode_frame(&frame).unwrap() {
+                if let protocol::Inbound::Update(u) = msg {
+                    let u = yrs::Update::decode_v1(&u).unwrap();
+                    let mut clients: Vec<u64> = u
+                        .state_vector_lower()
+                        .iter()
+                        .map(|(c, _)| c.get())
+                        .collect();
+                    clients.sort_unstable();
+                    frames.push(clients);
+                }
+            }
+        }
+        let mut expected: Vec<u64> = ids[..3]
+            .iter()
+            .copied()
+            .filter(|id| *id != ids[i])
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(
+            frames,
+            vec![expected],
+            "{}: one update frame with the others' edits only",
+            c.name
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn updates_within_the_relay_interval_go_out_merged_and_a_lone_update_at_once() {
+    let (hub, _store) = hub_with_doc(config()).await; // relay interval 15 ms
+    let mut cs = [
+        Client::new("a", Access::ReadWrite),
+        Client::new("b", Access::ReadOnly),
+    ];
+    for c in cs.iter_mut() {
+        c.connect(&hub, "r1");
+    }
+    pump_until_quiet(&mut cs).await;
+    let [mut a, mut b] = cs;
+    settle(100).await;
+    // after a quiet spell: relayed at once
+    a.edit(insert("x", 0));
+    settle(1).await;
+    assert_eq!(b.pump(usize::MAX), 1);
+    assert_eq!(b.text().len(), 1, "a lone update goes out at once");
+    // ten edits 1 ms apart, inside one interval: one merged message after it
+    for _ in 0..10 {
+        a.edit(insert("y", 0));
+        settle(1).await;
+    }
+    let early = b.pump(usize::MAX);
+    settle(20).await;
+    let late = b.pump(usize::MAX);
+    assert_eq!(early, 0, "nothing before the interval is over");
+    assert_eq!(late, 1, "one message for the ten edits");
+    assert_eq!(b.text().len(), 11);
+}
+
+#[tokio::test(start_paused = true)]
 async fn oversized_and_invalid_frames_close_the_connection() {
     let (hub, _store) = hub_with_doc(HubConfig {
         max_frame_bytes: 1024,
@@ -786,7 +871,11 @@ async fn compaction_keeps_the_state_and_shrinks_the_log() {
 
 #[tokio::test(start_paused = true)]
 async fn updates_are_relayed_before_commit_and_written_in_batches() {
-    let (hub, store) = hub_with_doc(config()).await;
+    let (hub, store) = hub_with_doc(HubConfig {
+        relay_interval: Duration::ZERO,
+        ..config()
+    })
+    .await;
     store.set_latency(Duration::from_millis(15));
     let mut a = Client::new("a", Access::ReadWrite);
     let mut b = Client::new("b", Access::ReadWrite);
