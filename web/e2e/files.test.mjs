@@ -269,6 +269,33 @@ test.describe('files and processing runs', () => {
     await page.context().close()
   })
 
+  test('enhanced AI below 70 % confidence: pending validation, zero savings, and Our Files counts it as pending', async ({ browser }) => {
+    const vague = join(work, 'vague.csv')
+    writeFileSync(vague, 'id,amount,weight\n1,1000,100\n2,2000,100\n3,1500,50\n')
+    const page = await newPage(browser, env.server.baseUrl, TALL)
+    await login(page, ACCOUNTS.userA)
+    await expect(page).toHaveURL(/\/client\/home/)
+    await page.goto('/client/file-processor?mode=enhanced-ai')
+    await page.getByLabel('File to upload').setInputFiles(vague)
+    await page.getByRole('button', { name: 'Start Enhanced AI Processing' }).click()
+    const results = page.getByRole('region', { name: 'Results' })
+    await expect(results.getByText('Processing Complete - Pending Validation', { exact: true })).toBeVisible({ timeout: 60_000 })
+    const record = (await apiCall(page, 'GET', '/api/files')).body.find((f) => f.name === 'vague.csv')
+    const run = (await apiCall(page, 'GET', `/api/runs/${record.latestRun.id}`)).body
+    expect(run.state).toBe('pending_review')
+    expect(record.savingsRwas).toBe(0)
+    await expect(results.getByText(`File processed with ${(run.result.confidence * 100).toFixed(1)}% confidence. Results pending admin validation.`)).toBeVisible()
+
+    await page.getByRole('complementary', { name: 'Client navigation' }).getByRole('link', { name: 'Our Files' }).click()
+    await page.getByRole('region', { name: 'Advanced Search & Filters' }).getByLabel('Search by file name').fill('vague')
+    const table = page.getByRole('table', { name: 'Files' })
+    await expect(table.locator('tbody tr')).toHaveCount(1)
+    await expect(table.getByText('Pending Validation')).toBeVisible()
+    await expect(page.getByText(/\d+ file\(s\) pending/)).toBeVisible()
+    expect(page.errors).toEqual([])
+    await page.context().close()
+  })
+
   test('Our Files: filters, refused files, delete; a viewer has no write actions and Bank B sees nothing', async ({ browser }) => {
     const page = await newPage(browser, env.server.baseUrl, TALL)
     await login(page, ACCOUNTS.userA)
