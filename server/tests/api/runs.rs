@@ -202,8 +202,7 @@ fn cli(
     bytes: &[u8],
     name: &str,
     lever: &str,
-    cet1: f64,
-    rwas: f64,
+    figures: Option<(f64, f64)>,
 ) -> (analysis::pipeline::AnalysisSummary, Vec<u8>) {
     let dir = std::env::temp_dir().join(format!("capopt-cli-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -218,8 +217,8 @@ fn cli(
         ruleset: None,
         reporting_date: None,
         client_country: "ES".into(),
-        cet1_capital: Some(cet1),
-        total_rwas: Some(rwas),
+        cet1_capital: figures.map(|f| f.0),
+        total_rwas: figures.map(|f| f.1),
         output: output.clone(),
         summary: None,
         threads: None,
@@ -251,7 +250,7 @@ async fn a_run_completes_with_the_savings_and_output_of_the_command_line() {
     assert_eq!(done["rowsDone"], 3000);
 
     let (cet1, rwas) = figures(&app, &client).await;
-    let (summary, cli_out) = cli(&bytes, "pse.csv", "auto", cet1, rwas);
+    let (summary, cli_out) = cli(&bytes, "pse.csv", "auto", Some((cet1, rwas)));
     let result = &done["result"];
     assert!(summary.total_rwa_saving > 0.0, "the file saves something");
     assert_eq!(
@@ -736,9 +735,199 @@ async fn manual_mode_analyses_under_the_chosen_lever() {
     assert_eq!(v["result"]["leverId"], lever.as_str());
     assert_eq!(v["result"]["confidence"], Value::Null);
     let (cet1, rwas) = figures(&app, &client).await;
-    let (summary, _) = cli(&bytes, "m.csv", "pse", cet1, rwas);
+    let (summary, _) = cli(&bytes, "m.csv", "pse", Some((cet1, rwas)));
     assert_eq!(
         v["result"]["savingsRwas"].as_f64().unwrap(),
         summary.total_rwa_saving
     );
+}
+
+/// Starts `capopt serve` on an ephemeral port over `data_dir` and `database_url` (SQLite in the
+/// data directory when `None`), with short leases: (child, base URL).
+async fn spawn_server(
+    data_dir: &std::path::Path,
+    database_url: Option<&str>,
+) -> (tokio::process::Child, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_capopt"));
+    cmd.arg("serve")
+        .env("PORT", "0")
+        .env("DATA_DIR", data_dir)
+        .env("JWT_SECRET", "sigkill-test-secret-sigkill-test-secret")
+        .env("SEED_DEMO", "1")
+        .env("DEMO_PASSWORD", DEMO_PASSWORD)
+        .env("RUN_LEASE_SECS", "3")
+        .env("RUN_THREADS", "1")
+        .env("MAX_UPLOAD_MB", "200")
+        .env("RUST_LOG", "warn")
+        .env_remove("REDIS_URL")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    match database_url {
+        Some(u) => cmd.env("DATABASE_URL", u),
+        None => cmd.env_remove("DATABASE_URL"),
+    };
+    let mut child = cmd.spawn().expect("start capopt serve");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let base = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(i) = line.find("http://") {
+                return line[i..].trim().to_string();
+            }
+        }
+        panic!("capopt serve exited before listening");
+    })
+    .await
+    .expect("listening within 60 s");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, base)
+}
+
+async fn sign_in_at(base: &str, email: &str) -> Session {
+    let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
+    let http = reqwest::Client::builder()
+        .cookie_provider(jar.clone())
+        .build()
+        .unwrap();
+    let s = Session {
+        http,
+        jar,
+        base: base.to_string(),
+    };
+    assert_eq!(s.get("/api/health").await.status(), StatusCode::OK);
+    let r = s
+        .post(
+            "/api/auth/login",
+            serde_json::json!({"email": email, "password": DEMO_PASSWORD}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    s
+}
+
+#[tokio::test]
+async fn a_server_killed_during_a_run_leaves_it_to_the_next_which_completes_it_once() {
+    let dir = std::env::temp_dir().join(format!("capopt-sigkill-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let database_url = fresh_database_url(&dir).await;
+    let (mut first, base) = spawn_server(&dir, database_url.as_deref()).await;
+    let s = sign_in_at(&base, USER_A).await;
+
+    // Upload a large file for enhanced-AI processing through the API.
+    let bytes = generated_csv(analysis::model::Lever::Pse, 400_000, 21);
+    let form = reqwest::multipart::Form::new()
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(bytes.clone()).file_name("big.csv"),
+        )
+        .text(
+            "options",
+            serde_json::json!({"mode": "enhanced-ai", "leverId": null, "process": true, "mapping": null,
+                "riskWeightFormat": null, "maturityUnit": null})
+            .to_string(),
+        );
+    let r = s
+        .http
+        .post(format!("{base}/api/files"))
+        .header("x-csrf-token", s.cookie("capopt_csrf").unwrap_or_default())
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let up: Value = r.json().await.unwrap();
+    let run = up["run"]["id"].as_str().expect("a queued run").to_string();
+    let file = up["file"]["id"].as_str().unwrap().to_string();
+
+    // Kill the server in the middle of the rows.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let v = snapshot(&s, &run).await;
+        if v["state"] == "running" && v["rowsDone"].as_i64().unwrap_or(0) > 0 {
+            break;
+        }
+        assert!(
+            matches!(v["state"].as_str(), Some("queued" | "running")),
+            "the run ended before the kill: {v}"
+        );
+        assert!(tokio::time::Instant::now() < deadline, "never evaluating");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    first.start_kill().unwrap(); // SIGKILL
+    first.wait().await.unwrap();
+
+    // A second server on the same database and storage finishes it.
+    let killed_at = tokio::time::Instant::now();
+    let (second, base2) = spawn_server(&dir, database_url.as_deref()).await;
+    let s2 = sign_in_at(&base2, USER_A).await;
+    let done = wait_final(&s2, &run, 120).await;
+    assert_eq!(done["state"], "completed", "{done}");
+    assert_eq!(done["attempts"], 2);
+    assert!(
+        killed_at.elapsed() < Duration::from_secs(90),
+        "finished {:?} after the kill",
+        killed_at.elapsed()
+    );
+    let saving = done["result"]["savingsRwas"].as_f64().unwrap();
+    assert!(saving > 0.0);
+
+    // Savings applied once: the file's, the client's total, one history row for the month,
+    // one completion in the audit trail, one output object.
+    let (st, f) = s2.json(&format!("/api/files/{file}")).await;
+    assert_eq!(st, StatusCode::OK, "{f}");
+    assert_eq!(f["savingsRwas"].as_f64().unwrap(), saving);
+    assert_eq!(f["status"], "processed");
+    let pool = server::db::Db::connect(
+        &database_url
+            .clone()
+            .unwrap_or_else(|| format!("sqlite://{}/capopt.db", dir.display())),
+    )
+    .await
+    .unwrap()
+    .pool;
+    let client: String =
+        sqlx::query_as::<_, (String,)>("SELECT client_id FROM client_files WHERE id = $1")
+            .bind(&file)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+            .0;
+    let (total,): (f64,) = sqlx::query_as(
+        "SELECT COALESCE(SUM(savings_rwas), 0.0) FROM client_files WHERE client_id = $1 AND processed = 1",
+    )
+    .bind(&client)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(total, saving, "the client's only processed file");
+    let (client_total,): (f64,) =
+        sqlx::query_as("SELECT cet1_savings_rwas FROM clients WHERE id = $1")
+            .bind(&client)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(client_total, saving);
+    let (completions,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM audit_events WHERE event_type = 'run_completed' AND entity_id = $1",
+    )
+    .bind(&run)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(completions, 1);
+    let (cet1, rwas): (f64, f64) = sqlx::query_as(
+        "SELECT official_cet1_capital, official_total_rwas FROM clients WHERE id = $1",
+    )
+    .bind(&client)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    let (summary, _) = cli(&bytes, "big.csv", "auto", None);
+    assert_eq!(
+        saving, summary.total_rwa_saving,
+        "the command line's savings"
+    );
+    pool.close().await;
+    drop(second);
+    let _ = std::fs::remove_dir_all(&dir);
 }
