@@ -115,7 +115,7 @@ test.describe('files and processing runs', () => {
   const env = useServer()
 
   test('manual mode: mapping by drag and drop, a template, live progress, the savings of the command line and the download', async ({ browser }) => {
-    const original = generate('pse', 60_000, 'pse-standard.csv')
+    const original = generate('pse', 100_000, 'pse-standard.csv')
     const expected = analyze(original, 'pse')
     const spanish = withHeaders(original, SPANISH, 'pse-spanish.csv')
 
@@ -160,6 +160,20 @@ test.describe('files and processing runs', () => {
     await expect(dialog.getByLabel('Load a template')).toHaveValue(/.+/)
     await screenshot(page, 'files-mapping-dialog')
 
+    // Record every value the progress bars show (upload bytes, then the run) as they change.
+    await page.evaluate(() => {
+      const { document, MutationObserver } = globalThis
+      globalThis.__progress = { upload: [], run: [] }
+      const read = () => {
+        for (const [name, key] of [['Upload progress', 'upload'], ['Processing progress', 'run']]) {
+          const bar = document.querySelector(`[role="progressbar"][aria-label="${name}"]`)
+          const list = globalThis.__progress[key]
+          const value = bar ? Number(bar.getAttribute('aria-valuenow')) : null
+          if (value !== null && list[list.length - 1] !== value) list.push(value)
+        }
+      }
+      new MutationObserver(read).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] })
+    })
     await dialog.getByRole('button', { name: 'Process File with Mapping' }).click()
     await expect(dialog).toBeHidden()
     // The run's real progress, then its results.
@@ -168,6 +182,13 @@ test.describe('files and processing runs', () => {
     const results = page.getByRole('region', { name: 'Results' })
     await expect(results.getByText('Processing Complete', { exact: true })).toBeVisible({ timeout: 90_000 })
     await screenshot(page, 'files-manual-results')
+    // The upload bar counted the bytes sent up to 100 %; the run's bar moved forward only, and
+    // showed the run between its start and its end (the run reports at least once a second).
+    const seen = await page.evaluate(() => globalThis.__progress)
+    expect(seen.upload.at(-1)).toBe(100)
+    expect(seen.run.length).toBeGreaterThan(1)
+    expect(seen.run).toEqual([...seen.run].sort((a, b) => a - b))
+    expect(seen.run.some((v) => v > 0 && v < 100)).toBe(true)
 
     // The savings shown are the command line's on the same rows, and the run's own result.
     const shown = nbsp(await results.getByTestId('savings-millions').textContent())
