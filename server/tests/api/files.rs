@@ -758,3 +758,28 @@ async fn the_sweeper_removes_only_old_unreferenced_objects() {
     assert_eq!(left.len(), 1);
     assert_ne!(left[0], key.as_str());
 }
+
+#[tokio::test]
+async fn a_large_upload_is_streamed_in_parts_and_read_back_whole() {
+    let app = TestApp::spawn().await;
+    let s = app.login(USER_A).await;
+    // About 7 MiB: more than one 5 MiB part on its way to storage.
+    let mut csv = String::from("Exposure_ID,NIF,Exposure_Amount\n");
+    let mut i = 0;
+    while csv.len() < 7 * 1024 * 1024 {
+        csv.push_str(&format!("E{i:08},Q2826000H,{}\n", 1000 + i));
+        i += 1;
+    }
+    let (st, v) = upload(&s, "large.csv", csv.clone().into_bytes()).await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    assert_eq!(v["file"]["sizeBytes"], csv.len());
+    let id = v["file"]["id"].as_str().unwrap();
+    let r = s.get(&format!("/api/files/{id}/original")).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        r.headers()["content-length"].to_str().unwrap(),
+        csv.len().to_string()
+    );
+    assert!(r.bytes().await.unwrap() == csv.as_bytes());
+    assert_eq!(temp_files(&app), 0);
+}
