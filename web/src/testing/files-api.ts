@@ -1,15 +1,13 @@
-import type {
-  ClientFile,
-  Inspection,
-  Lever,
-  MappingTemplate,
-  RunSnapshot,
-  StandardColumn,
-} from '@/features/files/api'
+import type { ClientFile } from '@/api/types/ClientFile'
+import type { Inspection } from '@/api/types/Inspection'
+import type { Lever } from '@/api/types/Lever'
+import type { MappingTemplate } from '@/api/types/MappingTemplate'
+import type { RunSnapshot } from '@/api/types/RunSnapshot'
+import type { StandardColumn } from '@/api/types/StandardColumn'
 
 import { json, noContent, type MockRequest } from './mock-api'
 
-// Test data and MSW handlers for the files area (issue 11's contract): the files list with its
+// Test data and MSW handlers for the files area (the generated wire types): the files list with its
 // filters, levers and their standard columns, mapping templates and runs, over an in-memory state
 // a test can read and change.
 
