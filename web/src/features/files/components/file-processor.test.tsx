@@ -223,4 +223,24 @@ describe('FileProcessor', () => {
     expect(screen.getByLabelText('File to upload')).toBeDisabled()
     expect(screen.getByRole('button', { name: 'Start Enhanced AI Processing' })).toBeDisabled()
   })
+
+  it('cancels the run under way', async () => {
+    const queued = makeRun({ id: 'run-5', mode: 'enhanced-ai', seq: 1 })
+    const { calls } = renderProcessor('/client/file-processor?mode=enhanced-ai', filesState(), {
+      'POST /api/files': () => json(201, { file: makeFile({ processed: false, status: 'queued' }), run: queued }),
+      'POST /api/runs/:id/cancel': () => json(200, { ...queued, state: 'cancelled', seq: 2 }),
+    })
+    await userEvent.upload(await screen.findByLabelText('File to upload'), csv())
+    await userEvent.click(screen.getByRole('button', { name: 'Start Enhanced AI Processing' }))
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel Processing' }))
+    expect(calls.find((c) => c.key === 'POST /api/runs/:id/cancel')!.url).toBe('/api/runs/run-5/cancel')
+    const socket = FakeEventSocket.latest()
+    act(() => socket.open())
+    const topic = 'client:c-1:run:run-5'
+    await waitFor(() => expect(socket.sent.flatMap((m) => m.topics ?? [])).toContain(topic))
+    act(() => socket.frame(topic, 1, 'subscribed'))
+    act(() => socket.frame(topic, 2, 'run.progress', { ...queued, state: 'cancelled', seq: 3 }))
+    expect(await within(screen.getByRole('region', { name: 'Results' })).findByText('Processing Cancelled')).toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: 'Cancel Processing' })).not.toBeInTheDocument()
+  })
 })
