@@ -16,7 +16,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
 .PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-storage-s3 test-e2e-pg test-collab-pg check fmt types \
-        chromium services bench-analysis load-events load-collab clean-test-dbs
+        chromium services bench-analysis load-events load-collab load-collab-node clean-test-dbs
 
 help:
 	@echo "make run         build (release) and serve on http://127.0.0.1:8080 with demo data"
@@ -153,3 +153,10 @@ load-collab:
 	cd load-tests/node && $(NPM) ci
 	ulimit -n 20000 && $(CARGO_TARGET_DIR)/release/load-tests collab --server-bin $(RELEASE_BIN) --compare \
 	  --node-dir load-tests/node --out $(LOAD_RESULTS)/collab.json
+
+load-collab-node:
+	cargo build --release -p server -p load-tests
+	cd load-tests/node && $(NPM) ci
+	mkdir -p $(LOAD_RESULTS)
+	ulimit -n 20000 && $(CARGO_TARGET_DIR)/release/load-tests collab-node --server-bin $(RELEASE_BIN) \
+	  --editors 50,100,150,300 --slow 1 --node-dir load-tests/node --out $(LOAD_RESULTS)/collab-node.json
