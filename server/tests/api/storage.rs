@@ -180,3 +180,66 @@ async fn s3_storage() {
     suite(storage).await;
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Uploads, downloads and deletes through the API with the server's files in S3 (`make
+/// test-storage-s3`); skipped without `S3_TEST_ENDPOINT`.
+#[tokio::test]
+#[ignore = "needs an S3-compatible server: make test-storage-s3"]
+async fn s3_upload_download_and_delete_through_the_api() {
+    use crate::helpers::*;
+    let Ok(endpoint) = std::env::var("S3_TEST_ENDPOINT") else {
+        eprintln!("S3_TEST_ENDPOINT is not set: the S3 API test did not run");
+        return;
+    };
+    let bucket = format!("capopt-api-{}", uuid::Uuid::new_v4().simple());
+    let r = reqwest::Client::new()
+        .put(format!("{}/{bucket}", endpoint.trim_end_matches('/')))
+        .send()
+        .await
+        .expect("the S3 test server answers");
+    assert!(r.status().is_success());
+    let app = TestApp::spawn_with(|c| {
+        c.s3_bucket = Some(bucket.clone());
+        c.s3_endpoint = Some(endpoint.clone());
+        c.s3_region = Some("us-east-1".into());
+        c.s3_access_key_id = Some("testing".into());
+        c.s3_secret_access_key = Some("testing".into());
+    })
+    .await;
+    assert!(matches!(
+        app.state.storage.backend(),
+        server::storage::Backend::S3 { .. }
+    ));
+    let s = app.login(USER_A).await;
+    let csv = "NIF,Exposure_Amount\nQ2826000H,1000\n";
+    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(csv.as_bytes().to_vec()).file_name("s3.csv"),
+    );
+    let r = s
+        .http
+        .post(format!("{}/api/files", s.base))
+        .header("x-csrf-token", &csrf)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let (st, v) = body(r).await;
+    assert_eq!(st, reqwest::StatusCode::CREATED, "{v}");
+    let id = v["file"]["id"].as_str().unwrap();
+    assert_eq!(app.state.storage.list_keys().await.unwrap().len(), 1);
+    let r = s.get(&format!("/api/files/{id}/original")).await;
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "text/csv; charset=utf-8");
+    assert_eq!(r.text().await.unwrap(), csv);
+    let r = s
+        .http
+        .delete(format!("{}/api/files/{id}", s.base))
+        .header("x-csrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::NO_CONTENT);
+    assert!(app.state.storage.list_keys().await.unwrap().is_empty());
+}
