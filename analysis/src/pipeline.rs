@@ -919,11 +919,11 @@ impl RuleCells {
         text: &mut String,
     ) {
         let keys = Self::key(&d.applied_rule.tables).zip(Self::key(&d.regulatory_reference.0));
-        if let Some((a, b)) = keys {
-            if let Some((_, _, cells)) = self.paths.iter().find(|(x, y, _)| *x == a && *y == b) {
-                o.extend_from_slice(cells);
-                return;
-            }
+        if let Some((a, b)) = keys
+            && let Some((_, _, cells)) = self.paths.iter().find(|(x, y, _)| *x == a && *y == b)
+        {
+            o.extend_from_slice(cells);
+            return;
         }
         let start = o.len();
         text.clear();
@@ -934,10 +934,10 @@ impl RuleCells {
         d.regulatory_reference.write_to(text);
         write_csv_cell(o, text.as_bytes(), delim, true);
         o.push(b'\n');
-        if let Some((a, b)) = keys {
-            if self.paths.len() < Self::MAX {
-                self.paths.push((a, b, o[start..].to_vec()));
-            }
+        if let Some((a, b)) = keys
+            && self.paths.len() < Self::MAX
+        {
+            self.paths.push((a, b, o[start..].to_vec()));
         }
     }
 }

@@ -63,13 +63,12 @@ impl Nif {
     /// hyphens and slashes, accepts an `ES` VAT prefix, then checks the control character.
     pub fn parse(raw: &str) -> Result<Nif, NifError> {
         // Already normalised (nine upper-case letters or digits): nothing to strip or fold.
-        if let Ok(b) = <[u8; 9]>::try_from(raw.as_bytes()) {
-            if b.iter()
+        if let Ok(b) = <[u8; 9]>::try_from(raw.as_bytes())
+            && b.iter()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-            {
-                validate(&b)?;
-                return Ok(Nif(b));
-            }
+        {
+            validate(&b)?;
+            return Ok(Nif(b));
         }
         let mut buf = [0u8; 9];
         let mut n = 0usize;
