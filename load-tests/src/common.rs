@@ -133,7 +133,19 @@ pub(crate) async fn start_instance(
     database_url: Option<&str>,
     redis_url: Option<&str>,
 ) -> anyhow::Result<Instance> {
+    start_instance_with(bin, data_dir, database_url, redis_url, &[]).await
+}
+
+/// [`start_instance`] with further environment variables (`MAX_UPLOAD_MB`, `RUN_CONCURRENCY`).
+pub(crate) async fn start_instance_with(
+    bin: &Path,
+    data_dir: &Path,
+    database_url: Option<&str>,
+    redis_url: Option<&str>,
+    envs: &[(&str, &str)],
+) -> anyhow::Result<Instance> {
     let mut cmd = tokio::process::Command::new(bin);
+    cmd.envs(envs.iter().copied());
     cmd.arg("serve")
         .env("PORT", "0")
         .env("DATA_DIR", data_dir)

@@ -8,6 +8,7 @@ mod collab;
 mod collab_node;
 mod common;
 mod events;
+mod runs;
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +32,10 @@ enum Scenario {
     /// Hocuspocus's for Hocuspocus) from one Node process: latency, deliveries against expected,
     /// messages and bytes per connection by kind, server memory; optional slow readers.
     CollabNode(collab_node::Args),
+    /// Processing runs: a large CSV uploaded and processed against `capopt analyze` on the same
+    /// file (time ratio, server memory), then many clients uploading at once (time to
+    /// completion, each run once, a light GET's latency meanwhile).
+    Runs(runs::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -50,6 +55,7 @@ fn main() -> std::process::ExitCode {
             Scenario::Events(args) => events::run(args).await,
             Scenario::Collab(args) => collab::run(args).await,
             Scenario::CollabNode(args) => collab_node::run(args).await,
+            Scenario::Runs(args) => runs::run(args).await,
         }
     });
     match result {
