@@ -389,7 +389,7 @@ async fn work(
         return Err("Cancelled".into());
     }
 
-    let max_bytes = state.config.max_upload_mb.saturating_mul(1_000_000).max(1);
+    let max_bytes = state.config.max_upload_mb.saturating_mul(1024 * 1024).max(1);
     let threads = match state.config.run_threads {
         0 => {
             let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
