@@ -611,6 +611,16 @@ async fn processing_uploads_queue_a_run_and_learn_the_mapping() {
     let (st, v) = upload_to(
         &s,
         "/api/files",
+        "c2.csv",
+        CSV.as_bytes().to_vec(),
+        Some(json!({"mode": "enhanced-ai", "leverId": pse, "process": true})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    assert!(v["file"]["leverId"].is_null(), "the run classifies: {v}");
+    let (st, v) = upload_to(
+        &s,
+        "/api/files",
         "d.pdf",
         b"%PDF-1.4\n".to_vec(),
         Some(json!({"mode": "enhanced-ai", "process": true})),
@@ -629,7 +639,7 @@ async fn processing_uploads_queue_a_run_and_learn_the_mapping() {
         .into_iter()
         .filter(|k| k.contains("/input/"))
         .count();
-    assert_eq!(inputs, 4);
+    assert_eq!(inputs, 5);
 }
 
 #[tokio::test]

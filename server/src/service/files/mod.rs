@@ -267,6 +267,8 @@ pub async fn upload(
         return Err(ApiError::validation("Lever not found"));
     }
     let process = options.process && file_type.is_table();
+    // An enhanced-AI run classifies the file: the lever is the run's to set.
+    let lever_id = lever_id.filter(|_| !(process && options.mode == RunMode::EnhancedAi));
     if process && options.mode == RunMode::Manual {
         if lever_id.is_none() {
             return Err(ApiError::validation(
