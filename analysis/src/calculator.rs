@@ -12,10 +12,10 @@
 //!   by [`crate::savings::rwa_for_bps_exact`], the inverse of the exact formula).
 //! - New total RWAs `R − ΔR`; new CET1 ratio `C / (R − ΔR)`; the gain in basis points by the one
 //!   exact function, [`crate::savings::bps_exact`] (Scenario A: CET1 capital constant).
-//! - Scenario B (unlock CET1 capital at a constant ratio): unlocked capital `U = ΔR × ρ` (the
-//!   capital freed at constant ratio of the domain brief). The specification's extra `× 0.97`
-//!   is not applied: with the 3 % variable fee also deducted in year 1 it would charge the fee
-//!   twice. The variable fee `F = fee × U` is paid in year 1. Year 1's income is `U × margin − F`;
+//! - Scenario B (unlock CET1 capital at a constant ratio): the capital freed at constant ratio
+//!   of the domain brief is `ΔR × ρ`; the unlocked capital the scenario puts to work is the
+//!   specification's `U = ΔR × ρ × 0.97` ([`UNLOCKED_SHARE`]; both are returned). The variable
+//!   fee `F = fee × U` is paid in year 1. Year 1's income is `U × margin − F`;
 //!   each later year's balance is the previous balance plus the previous year's income, and its
 //!   income is `balance × margin`. The cumulative value starts at `−F` (year 0: the fee paid, no
 //!   income yet) and adds each year's income plus `F` in year 1, so at the end of year `k` it is
@@ -35,6 +35,9 @@ use crate::savings::{BankFigures, bps_exact, bps_linear_factor, rwa_for_bps_exac
 
 /// Default yearly net interest margin, in percent (specification).
 pub const DEFAULT_MARGIN_PCT: f64 = 1.3;
+/// The share of the capital freed that Scenario B unlocks (specification 002, section 9:
+/// "unlocked capital = optimised RWAs x current CET1 ratio x 0.97").
+pub const UNLOCKED_SHARE: f64 = 0.97;
 /// Default variable fee on the unlocked capital, in percent (specification).
 pub const DEFAULT_FEE_PCT: f64 = 3.0;
 /// Default projection years (specification).
@@ -160,6 +163,8 @@ pub struct ProjectionYear {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioB {
     /// `ΔR × C / R`: the capital freed at the current ratio.
+    pub capital_freed: f64,
+    /// `capital_freed × 0.97` ([`UNLOCKED_SHARE`]): the capital the scenario puts to work.
     pub unlocked_capital: f64,
     /// The variable fee, paid in year 1.
     pub variable_fee: f64,
@@ -250,7 +255,8 @@ pub fn calculate(input: &CalculatorInput) -> Result<CalculatorResult> {
     let new_r = r - delta;
 
     // Scenario B.
-    let unlocked = delta * rho;
+    let capital_freed = delta * rho;
+    let unlocked = capital_freed * UNLOCKED_SHARE;
     let variable_fee = unlocked * fee;
     let mut rows = Vec::with_capacity(years as usize);
     let (mut balance, mut cumulative) = (unlocked, 0.0f64);
@@ -295,6 +301,7 @@ pub fn calculate(input: &CalculatorInput) -> Result<CalculatorResult> {
             improvement_bps: bps,
         },
         scenario_b: ScenarioB {
+            capital_freed,
             unlocked_capital: unlocked,
             variable_fee,
             first_year_net_income: rows.first().map_or(0.0, |y| y.income),
@@ -340,24 +347,26 @@ mod tests {
         let mut i = k01(Optimisation::Rwas(1e9));
         i.projection_years = 3;
         let b = calculate(&i).unwrap().scenario_b;
-        // U = 1bn x 13 % = 130,000,000; F = 3 % = 3,900,000.
-        close(b.unlocked_capital, 130_000_000.0, 1e-6);
-        close(b.variable_fee, 3_900_000.0, 1e-6);
-        // Year 1: 130,000,000 x 1.3 % = 1,690,000 - 3,900,000 = -2,210,000.
-        // Year 2: balance 127,790,000 x 1.3 % = 1,661,270; cumulative -548,730.
-        // Year 3: balance 129,451,270 x 1.3 % = 1,682,866.51; cumulative 1,134,136.51.
+        // Freed 1bn x 13 % = 130,000,000; U = 130,000,000 x 0.97 = 126,100,000;
+        // F = 3 % of U = 3,783,000.
+        close(b.capital_freed, 130_000_000.0, 1e-6);
+        close(b.unlocked_capital, 126_100_000.0, 1e-6);
+        close(b.variable_fee, 3_783_000.0, 1e-6);
+        // Year 1: 126,100,000 x 1.3 % = 1,639,300 - 3,783,000 = -2,143,700.
+        // Year 2: balance 123,956,300 x 1.3 % = 1,611,431.90; cumulative -532,268.10.
+        // Year 3: balance 125,567,731.90 x 1.3 % = 1,632,380.5147; cumulative 1,100,112.4147.
         let y = &b.years;
         assert_eq!(y.len(), 3);
-        close(y[0].balance, 130_000_000.0, 1e-6);
-        close(y[0].income, -2_210_000.0, 1e-6);
-        close(b.first_year_net_income, -2_210_000.0, 1e-6);
-        close(y[1].balance, 127_790_000.0, 1e-6);
-        close(y[1].income, 1_661_270.0, 1e-6);
-        close(y[1].cumulative_value, -548_730.0, 1e-6);
-        close(y[2].balance, 129_451_270.0, 1e-6);
-        close(y[2].income, 1_682_866.51, 1e-6);
-        close(b.cumulative_income, 1_134_136.51, 1e-6);
-        // Break-even in year 3: 2 + 548,730 / 1,682,866.51 = 2.326068...
+        close(y[0].balance, 126_100_000.0, 1e-6);
+        close(y[0].income, -2_143_700.0, 1e-6);
+        close(b.first_year_net_income, -2_143_700.0, 1e-6);
+        close(y[1].balance, 123_956_300.0, 1e-6);
+        close(y[1].income, 1_611_431.9, 1e-6);
+        close(y[1].cumulative_value, -532_268.1, 1e-6);
+        close(y[2].balance, 125_567_731.9, 1e-6);
+        close(y[2].income, 1_632_380.514_7, 1e-6);
+        close(b.cumulative_income, 1_100_112.414_7, 1e-6);
+        // Break-even in year 3: 2 + 532,268.10 / 1,632,380.5147 = 2.326068...
         close(b.break_even_year.unwrap(), 2.326_068_6, 1e-6);
     }
 
@@ -390,16 +399,18 @@ mod tests {
         close(r.summary.optimised_rwas, 1e9, 1e-3);
         close(r.scenario_a.optimised_ratio_pct, 12.755_102_040_816, 1e-9);
         close(r.summary.optimisation_bps, 25.510_204_081_6, 1e-9);
-        // U = 1bn x 12.5 % = 125m; fee 3.75m; year 1: 125m x 1.3 % - 3.75m = -2.125m.
-        close(r.scenario_b.unlocked_capital, 125e6, 1e-6);
-        close(r.scenario_b.first_year_net_income, -2_125_000.0, 1e-6);
+        // Freed 1bn x 12.5 % = 125m; U = 121.25m; fee 3.6375m;
+        // year 1: 121.25m x 1.3 % - 3.6375m = 1.57625m - 3.6375m = -2.06125m.
+        close(r.scenario_b.capital_freed, 125e6, 1e-6);
+        close(r.scenario_b.unlocked_capital, 121.25e6, 1e-6);
+        close(r.scenario_b.first_year_net_income, -2_061_250.0, 1e-6);
         assert_eq!(r.scenario_b.years.len(), 10);
     }
 
     #[test]
     fn compounding_without_fee() {
-        // R = 100, C = 10, ΔR = 10: U = 1; margin 10 %, no fee: 0.1, 0.11, 0.121; cumulative
-        // 0.331 = 1.1^3 - 1. Nothing to recover: break-even at 0.
+        // R = 100, C = 10, ΔR = 10: freed 1, U = 0.97; margin 10 %, no fee: 0.097, 0.1067,
+        // 0.11737; cumulative 0.32107 = 0.97 x (1.1^3 - 1). Nothing to recover: break-even at 0.
         let i = CalculatorInput {
             net_interest_margin_pct: 10.0,
             variable_fee_pct: 0.0,
@@ -407,34 +418,35 @@ mod tests {
             ..CalculatorInput::new(10.0, 100.0, Optimisation::Rwas(10.0))
         };
         let b = calculate(&i).unwrap().scenario_b;
-        close(b.unlocked_capital, 1.0, 1e-12);
+        close(b.unlocked_capital, 0.97, 1e-12);
         let incomes: Vec<f64> = b.years.iter().map(|y| y.income).collect();
-        close(incomes[0], 0.1, 1e-12);
-        close(incomes[1], 0.11, 1e-12);
-        close(incomes[2], 0.121, 1e-12);
-        close(b.cumulative_income, 0.331, 1e-12);
+        close(incomes[0], 0.097, 1e-12);
+        close(incomes[1], 0.1067, 1e-12);
+        close(incomes[2], 0.11737, 1e-12);
+        close(b.cumulative_income, 0.32107, 1e-12);
         assert_eq!(b.break_even_year, Some(0.0));
     }
 
     #[test]
     fn break_even_within_the_first_year() {
-        // R = 1,000, C = 100 (10 %), ΔR = 500: U = 50; margin 5 %, fee 3 %: F = 1.5;
-        // year 1: 50 x 5 % - 1.5 = 1.0 >= 0; from -1.5 at year 0 to 1.0: 1.5 / 2.5 = 0.6.
+        // R = 1,000, C = 100 (10 %), ΔR = 500: freed 50, U = 48.5; margin 5 %, fee 3 %:
+        // F = 1.455; year 1: 48.5 x 5 % - 1.455 = 0.97 >= 0; from -1.455 at year 0 to 0.97:
+        // 1.455 / 2.425 = 0.6.
         let i = CalculatorInput {
             net_interest_margin_pct: 5.0,
             projection_years: 3,
             ..CalculatorInput::new(100.0, 1_000.0, Optimisation::Rwas(500.0))
         };
         let b = calculate(&i).unwrap().scenario_b;
-        close(b.unlocked_capital, 50.0, 1e-12);
-        close(b.variable_fee, 1.5, 1e-12);
-        close(b.first_year_net_income, 1.0, 1e-12);
+        close(b.unlocked_capital, 48.5, 1e-12);
+        close(b.variable_fee, 1.455, 1e-12);
+        close(b.first_year_net_income, 0.97, 1e-12);
         close(b.break_even_year.unwrap(), 0.6, 1e-12);
     }
 
     #[test]
     fn no_margin_never_breaks_even() {
-        // Margin 0: every year earns 0; the fee (3 % of 130m = 3.9m) is never recovered.
+        // Margin 0: every year earns 0; the fee (3 % of 126.1m = 3.783m) is never recovered.
         let i = CalculatorInput {
             net_interest_margin_pct: 0.0,
             projection_years: 40,
@@ -442,7 +454,7 @@ mod tests {
         };
         let b = calculate(&i).unwrap().scenario_b;
         assert_eq!(b.years.len(), 40);
-        close(b.cumulative_income, -3_900_000.0, 1e-6);
+        close(b.cumulative_income, -3_783_000.0, 1e-6);
         assert_eq!(b.break_even_year, None);
     }
 
