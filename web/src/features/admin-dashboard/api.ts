@@ -1,7 +1,11 @@
 import type { AdminDashboardMetrics } from '@/api/types/AdminDashboardMetrics'
-import { useQuery } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { api } from '@/lib/api-client'
+import { useRealtimeTopic } from '@/lib/realtime'
+
+/** The admin-wide dashboard topic: savings of any client. */
+export const DASHBOARD_TOPIC = 'admin:dashboard'
 
 /** Query keys of the admin dashboard (admin-wide figures: no client). */
 export const dashboardKeys = {
@@ -24,6 +28,15 @@ export async function getDashboardMetrics(): Promise<DashboardMetrics> {
   }
 }
 
+/** The headline figures, refetched whenever a client's savings change anywhere (and after a resync). */
 export function useDashboardMetrics() {
+  const queryClient = useQueryClient()
+  const refetch = () => queryClient.invalidateQueries({ queryKey: dashboardKeys.metrics() })
+  useRealtimeTopic(DASHBOARD_TOPIC, {
+    onEvent: (frame) => {
+      if (frame.type === 'savings.changed') void refetch()
+    },
+    onResync: () => void refetch(),
+  })
   return useQuery({ queryKey: dashboardKeys.metrics(), queryFn: getDashboardMetrics })
 }

@@ -1,7 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { render, screen } from '@testing-library/react'
+import { act, render, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 
+import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
+import { FakeEventSocket } from '@/testing/fake-event-socket'
 import { json, mockApi } from '@/testing/mock-api'
 
 import { AdminDashboard } from './admin-dashboard'
@@ -24,9 +26,36 @@ function renderDashboard() {
   )
 }
 
-afterEach(() => vi.unstubAllGlobals())
+afterEach(() => {
+  vi.unstubAllGlobals()
+  resetRealtime()
+})
 
 describe('AdminDashboard', () => {
+  it('moves without a reload when a client\'s savings change', async () => {
+    FakeEventSocket.all = []
+    setRealtimeTransport(() => new FakeEventSocket(), async () => true)
+    let current = metrics
+    const calls = mockApi({ 'GET /api/admin/dashboard/metrics': () => json(200, current) })
+    renderDashboard()
+    expect(await screen.findByText('335.000.000 €')).toBeInTheDocument()
+    const socket = FakeEventSocket.latest()
+    act(() => socket.open())
+    await waitFor(() => expect(socket.sent.flatMap((m) => m.topics ?? [])).toContain('admin:dashboard'))
+    act(() => socket.frame('admin:dashboard', 1, 'subscribed'))
+    current = { ...metrics, total_value: 340000000 }
+    act(() =>
+      socket.frame('admin:dashboard', 2, 'savings.changed', {
+        clientId: 'c-1',
+        cet1SavingsRwas: 5000000,
+        cet1SavingsBps: 1,
+        lastUpdated: '2026-11-25T10:00:00Z',
+      }),
+    )
+    expect(await screen.findByText('340.000.000 €')).toBeInTheDocument()
+    expect(calls.filter((c) => c.key === 'GET /api/admin/dashboard/metrics').length).toBeGreaterThanOrEqual(2)
+  })
+
   it('shows the four metric cards with Spanish formatting', async () => {
     mockApi({ 'GET /api/admin/dashboard/metrics': () => json(200, metrics) })
     renderDashboard()
