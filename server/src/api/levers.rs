@@ -2,12 +2,15 @@
 //! [`crate::service::levers`].
 
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::error::ApiResult;
+use crate::error::{ApiResult, AppJson};
 use crate::service::Actor;
-use crate::service::levers::{self as service, Lever, StandardColumn};
+use crate::service::levers::{
+    self as service, ColumnDefinition, ColumnDefinitionInput, Lever, StandardColumn,
+};
 use crate::state::AppState;
 
 /// Routes.
@@ -15,6 +18,8 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_levers))
         .routes(routes!(list_lever_columns))
+        .routes(routes!(list_column_definitions, create_column_definition))
+        .routes(routes!(update_column_definition, delete_column_definition))
 }
 
 /// Every lever, by name.
@@ -36,4 +41,56 @@ pub async fn list_lever_columns(
     Path(lever_id): Path<String>,
 ) -> ApiResult<axum::Json<Vec<StandardColumn>>> {
     Ok(axum::Json(service::columns(&state, &lever_id).await?))
+}
+
+/// A lever's column definitions with their ids (administrators).
+#[utoipa::path(get, path = "/levers/{lever_id}/column-definitions", params(("lever_id" = String, Path, description = "Lever id")),
+    responses((status = 200, body = Vec<ColumnDefinition>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn list_column_definitions(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(lever_id): Path<String>,
+) -> ApiResult<axum::Json<Vec<ColumnDefinition>>> {
+    Ok(axum::Json(
+        service::definitions(&state, &actor, &lever_id).await?,
+    ))
+}
+
+/// Adds a column definition to a lever (administrators).
+#[utoipa::path(post, path = "/levers/{lever_id}/column-definitions", params(("lever_id" = String, Path, description = "Lever id")), request_body = ColumnDefinitionInput,
+    responses((status = 201, body = ColumnDefinition), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn create_column_definition(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(lever_id): Path<String>,
+    AppJson(input): AppJson<ColumnDefinitionInput>,
+) -> ApiResult<(StatusCode, axum::Json<ColumnDefinition>)> {
+    let d = service::create_definition(&state, &actor, &lever_id, input).await?;
+    Ok((StatusCode::CREATED, axum::Json(d)))
+}
+
+/// Changes a column definition (administrators).
+#[utoipa::path(put, path = "/lever-column-definitions/{definition_id}", params(("definition_id" = String, Path, description = "Definition id")), request_body = ColumnDefinitionInput,
+    responses((status = 200, body = ColumnDefinition), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn update_column_definition(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(definition_id): Path<String>,
+    AppJson(input): AppJson<ColumnDefinitionInput>,
+) -> ApiResult<axum::Json<ColumnDefinition>> {
+    Ok(axum::Json(
+        service::update_definition(&state, &actor, &definition_id, input).await?,
+    ))
+}
+
+/// Removes a column definition (administrators).
+#[utoipa::path(delete, path = "/lever-column-definitions/{definition_id}", params(("definition_id" = String, Path, description = "Definition id")),
+    responses((status = 204), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn delete_column_definition(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(definition_id): Path<String>,
+) -> ApiResult<StatusCode> {
+    service::delete_definition(&state, &actor, &definition_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -157,3 +157,270 @@ pub async fn columns(state: &AppState, lever_id: &str) -> ApiResult<Vec<Standard
         })
         .collect())
 }
+
+/// A lever's column definition as administrators manage it.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ColumnDefinition {
+    /// Id.
+    pub id: String,
+    /// The lever.
+    pub lever_id: String,
+    /// The column's name.
+    pub name: String,
+    /// Data type.
+    pub data_type: DataType,
+    /// What it holds.
+    pub description: String,
+    /// Must be mapped.
+    pub is_required: bool,
+    /// Category.
+    pub category: ColumnCategory,
+    /// Position in the list.
+    #[ts(type = "number")]
+    pub display_order: i64,
+}
+
+/// The fields of a column definition (create and update).
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct ColumnDefinitionInput {
+    /// The column's name (trimmed, required).
+    pub name: String,
+    /// `text`, `numeric`, `date` or `boolean`.
+    pub data_type: String,
+    /// What it holds.
+    #[serde(default)]
+    pub description: String,
+    /// Must be mapped.
+    #[serde(default)]
+    pub is_required: bool,
+    /// `core`, `analysis` or `optional`.
+    pub category: String,
+    /// Position in the list (0 when absent).
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub display_order: i64,
+}
+
+/// The refusal of a change of column definitions by anyone but an administrator.
+pub const ADMINS_ONLY: &str =
+    "Access denied: Only administrators can create/update/delete lever column definitions";
+
+fn require_admin(actor: &crate::service::Actor) -> ApiResult<()> {
+    if actor.user.is_admin() {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden(ADMINS_ONLY.into()))
+    }
+}
+
+fn category_name(c: ColumnCategory) -> &'static str {
+    match c {
+        ColumnCategory::Core => "core",
+        ColumnCategory::Analysis => "analysis",
+        ColumnCategory::Optional => "optional",
+    }
+}
+
+fn data_type_name(t: DataType) -> &'static str {
+    match t {
+        DataType::Text => "text",
+        DataType::Numeric => "numeric",
+        DataType::Date => "date",
+        DataType::Boolean => "boolean",
+    }
+}
+
+fn definition_view(d: db::DefinitionRow) -> ColumnDefinition {
+    ColumnDefinition {
+        data_type: DataType::parse(&d.column_type),
+        category: match d.category.as_str() {
+            "core" => ColumnCategory::Core,
+            "analysis" => ColumnCategory::Analysis,
+            _ => ColumnCategory::Optional,
+        },
+        is_required: d.is_required != 0,
+        id: d.id,
+        lever_id: d.lever_id,
+        name: d.column_name,
+        description: d.description,
+        display_order: d.display_order,
+    }
+}
+
+/// Checks the fields: a non-blank name of at most 100 characters, a known type and category, a
+/// description of at most 1000 characters, an order in 0..=10000.
+fn checked(
+    id: String,
+    lever_id: String,
+    input: ColumnDefinitionInput,
+) -> ApiResult<db::DefinitionRow> {
+    let name = input.name.trim();
+    if name.is_empty() {
+        return Err(ApiError::validation("Column name is required"));
+    }
+    if name.chars().count() > 100 {
+        return Err(ApiError::validation(
+            "Column name is longer than 100 characters",
+        ));
+    }
+    let data_type = match input.data_type.trim().to_ascii_lowercase().as_str() {
+        "text" => DataType::Text,
+        "numeric" => DataType::Numeric,
+        "date" => DataType::Date,
+        "boolean" => DataType::Boolean,
+        other => {
+            return Err(ApiError::validation(format!(
+                "Column type must be text, numeric, date or boolean, not {other}"
+            )));
+        }
+    };
+    let category = match input.category.trim().to_ascii_lowercase().as_str() {
+        "core" => ColumnCategory::Core,
+        "analysis" => ColumnCategory::Analysis,
+        "optional" => ColumnCategory::Optional,
+        other => {
+            return Err(ApiError::validation(format!(
+                "Column category must be core, analysis or optional, not {other}"
+            )));
+        }
+    };
+    if input.description.chars().count() > 1000 {
+        return Err(ApiError::validation(
+            "Description is longer than 1000 characters",
+        ));
+    }
+    if !(0..=10_000).contains(&input.display_order) {
+        return Err(ApiError::validation(
+            "Display order must be between 0 and 10000",
+        ));
+    }
+    Ok(db::DefinitionRow {
+        id,
+        lever_id,
+        column_name: name.to_owned(),
+        column_type: data_type_name(data_type).to_owned(),
+        description: input.description.trim().to_owned(),
+        is_required: i64::from(input.is_required),
+        category: category_name(category).to_owned(),
+        display_order: input.display_order,
+    })
+}
+
+const DUPLICATE: &str = "This lever already has a column with that name";
+
+/// A lever's definitions with their ids (administrators).
+pub async fn definitions(
+    state: &AppState,
+    actor: &crate::service::Actor,
+    lever_id: &str,
+) -> ApiResult<Vec<ColumnDefinition>> {
+    require_admin(actor)?;
+    db::get(&state.db.pool, lever_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Lever not found"))?;
+    Ok(db::definitions(&state.db.pool, lever_id)
+        .await?
+        .into_iter()
+        .map(definition_view)
+        .collect())
+}
+
+/// Adds a column definition to a lever (administrators).
+pub async fn create_definition(
+    state: &AppState,
+    actor: &crate::service::Actor,
+    lever_id: &str,
+    input: ColumnDefinitionInput,
+) -> ApiResult<ColumnDefinition> {
+    use crate::error::ResultExt;
+    require_admin(actor)?;
+    db::get(&state.db.pool, lever_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Lever not found"))?;
+    let row = checked(crate::db::new_id(), lever_id.to_owned(), input)?;
+    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    db::write_definition(change.conn(), &row, true, &crate::db::now())
+        .await
+        .on_unique("duplicate_column", DUPLICATE)?;
+    change
+        .commit_unannounced(
+            actor.audited(),
+            crate::service::Audit {
+                event_type: "lever_column_created",
+                entity_type: "lever_column_definition",
+                entity_id: &row.id,
+                details: serde_json::json!({"lever_id": lever_id, "name": row.column_name}),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(definition_view(row))
+}
+
+/// Changes a column definition (administrators).
+pub async fn update_definition(
+    state: &AppState,
+    actor: &crate::service::Actor,
+    id: &str,
+    input: ColumnDefinitionInput,
+) -> ApiResult<ColumnDefinition> {
+    use crate::error::ResultExt;
+    require_admin(actor)?;
+    let old = db::definition(&state.db.pool, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Column definition not found"))?;
+    let row = checked(old.id.clone(), old.lever_id.clone(), input)?;
+    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    if !db::write_definition(change.conn(), &row, false, &crate::db::now())
+        .await
+        .on_unique("duplicate_column", DUPLICATE)?
+    {
+        return Err(ApiError::not_found("Column definition not found"));
+    }
+    change
+        .commit_unannounced(
+            actor.audited(),
+            crate::service::Audit {
+                event_type: "lever_column_updated",
+                entity_type: "lever_column_definition",
+                entity_id: id,
+                details: serde_json::json!({"lever_id": row.lever_id, "from": old.column_name, "name": row.column_name}),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(definition_view(row))
+}
+
+/// Removes a column definition (administrators).
+pub async fn delete_definition(
+    state: &AppState,
+    actor: &crate::service::Actor,
+    id: &str,
+) -> ApiResult<()> {
+    require_admin(actor)?;
+    let old = db::definition(&state.db.pool, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Column definition not found"))?;
+    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    if !db::delete_definition(change.conn(), id).await? {
+        return Err(ApiError::not_found("Column definition not found"));
+    }
+    change
+        .commit_unannounced(
+            actor.audited(),
+            crate::service::Audit {
+                event_type: "lever_column_deleted",
+                entity_type: "lever_column_definition",
+                entity_id: id,
+                details: serde_json::json!({"lever_id": old.lever_id, "name": old.column_name}),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(())
+}

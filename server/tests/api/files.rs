@@ -822,3 +822,78 @@ async fn a_large_upload_is_streamed_in_parts_and_read_back_whole() {
     assert!(r.bytes().await.unwrap() == csv.as_bytes());
     assert_eq!(temp_files(&app), 0);
 }
+
+#[tokio::test]
+async fn administrators_manage_lever_column_definitions() {
+    let app = TestApp::spawn().await;
+    let admin = app.login(ADMIN).await;
+    let user = app.login(USER_A).await;
+    let (_, levers) = admin.json("/api/levers").await;
+    let rgla = levers
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["code"] == "rgla")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/api/levers/{rgla}/column-definitions");
+    let body = json!({"name": " NIF ", "dataType": "text", "category": "core", "isRequired": true, "description": "Tax id", "displayOrder": 1});
+    let r = user.post(&path, body.clone()).await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let (_, v) = crate::helpers::body(r).await;
+    assert_eq!(
+        v["message"],
+        "Access denied: Only administrators can create/update/delete lever column definitions"
+    );
+    let r = admin.post(&path, body.clone()).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let (_, d) = crate::helpers::body(r).await;
+    assert_eq!(d["name"], "NIF");
+    let r = admin.post(&path, body).await;
+    assert_eq!(r.status(), StatusCode::CONFLICT, "one NIF per lever");
+    let r = admin
+        .post(
+            &path,
+            json!({"name": "X", "dataType": "money", "category": "core"}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let r = admin
+        .post(&path, json!({"name": "Maturity", "dataType": "numeric", "category": "analysis", "displayOrder": 2}))
+        .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    // Every signed-in user now reads the lever's own columns, in order.
+    let (_, cols) = user.json(&format!("/api/levers/{rgla}/columns")).await;
+    let names: Vec<&str> = cols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["NIF", "Maturity"]);
+    assert_eq!(cols[1]["isRequired"], false);
+    // Update and delete.
+    let id = d["id"].as_str().unwrap();
+    let csrf = admin.cookie("capopt_csrf").unwrap_or_default();
+    let r = admin
+        .http
+        .put(format!("{}/api/lever-column-definitions/{id}", admin.base))
+        .header("x-csrf-token", &csrf)
+        .json(&json!({"name": "NIF", "dataType": "text", "category": "core", "isRequired": false, "displayOrder": 5}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let (_, cols) = user.json(&format!("/api/levers/{rgla}/columns")).await;
+    assert_eq!(cols[1]["name"], "NIF");
+    assert_eq!(cols[1]["isRequired"], false);
+    assert_eq!(
+        delete(&admin, &format!("/api/lever-column-definitions/{id}")).await,
+        StatusCode::NO_CONTENT
+    );
+    let (_, defs) = admin.json(&path).await;
+    assert_eq!(defs.as_array().unwrap().len(), 1);
+    assert_eq!(user.get(&path).await.status(), StatusCode::FORBIDDEN);
+}

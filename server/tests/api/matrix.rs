@@ -89,6 +89,8 @@ enum Needs {
     Template,
     /// A lever.
     Lever,
+    /// A column definition of a lever (created by the admin).
+    Definition,
     /// A queued processing run of a file of Bank A (no worker runs in the matrix's server).
     Run,
 }
@@ -263,6 +265,20 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/files/{file_id}/processed", Rule::ClientRead, 404).needs(Needs::File),
     route("GET", "/api/levers", Rule::SignedIn, 200),
     route("GET", "/api/levers/{lever_id}/columns", Rule::SignedIn, 200).needs(Needs::Lever),
+    route("GET", "/api/levers/{lever_id}/column-definitions", Rule::Admin, 200)
+        .needs(Needs::Lever),
+    route("POST", "/api/levers/{lever_id}/column-definitions", Rule::Admin, 201)
+        .needs(Needs::Lever)
+        .body(|f| {
+            Some(json!({"name": format!("Column {}", f.unique), "dataType": "text", "category": "core"}))
+        }),
+    route("PUT", "/api/lever-column-definitions/{definition_id}", Rule::Admin, 200)
+        .needs(Needs::Definition)
+        .body(|f| {
+            Some(json!({"name": format!("Renamed {}", f.unique), "dataType": "numeric", "category": "analysis", "isRequired": true}))
+        }),
+    route("DELETE", "/api/lever-column-definitions/{definition_id}", Rule::Admin, 204)
+        .needs(Needs::Definition),
     route("GET", "/api/mapping-templates", Rule::ClientRead, 200).on_client(),
     route("POST", "/api/mapping-templates", Rule::ClientWrite, 201)
         .on_client()
@@ -346,8 +362,10 @@ async fn matrix_upload(admin: &Session, client: &str, n: usize) -> String {
     let csrf = admin.cookie("capopt_csrf").unwrap_or_default();
     let form = reqwest::multipart::Form::new().part(
         "file",
-        reqwest::multipart::Part::bytes(format!("NIF,Exposure_Amount\nQ2826000H,{n}\n").into_bytes())
-            .file_name(format!("matrix-{n}.csv")),
+        reqwest::multipart::Part::bytes(
+            format!("NIF,Exposure_Amount\nQ2826000H,{n}\n").into_bytes(),
+        )
+        .file_name(format!("matrix-{n}.csv")),
     );
     let r = admin
         .http
@@ -410,6 +428,17 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
                 Method::POST,
                 &format!("/api/mapping-templates{q}"),
                 json!({"name": format!("Own template {n}"), "sourceColumns": ["NIF"], "mapping": {"NIF": "NIF"}}),
+            )
+            .await
+        }
+        Needs::Definition => {
+            let (_, levers) = admin.json("/api/levers").await;
+            let lever = levers[0]["id"].as_str().expect("a lever").to_string();
+            id_of(
+                admin,
+                Method::POST,
+                &format!("/api/levers/{lever}/column-definitions"),
+                json!({"name": format!("Own column {n}"), "dataType": "text", "category": "optional"}),
             )
             .await
         }
@@ -556,6 +585,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{file_id}", &f.fresh)
                 .replace("{template_id}", &f.fresh)
                 .replace("{lever_id}", &f.fresh)
+                .replace("{definition_id}", &f.fresh)
                 .replace("{run_id}", &f.fresh)
                 .replace("{token}", "no-such-invitation-token");
             let url = format!(
