@@ -9,7 +9,8 @@ use crate::auth::{Role, password};
 use crate::db::{self, clients, users};
 use crate::state::AppState;
 
-/// The six levers of the product: (analysis code, name, category, description).
+/// The six levers of the product: (analysis code, name, category, description); migration
+/// `0007_product_levers.sql` writes the same rows in every database.
 pub const LEVERS: [(&str, &str, &str, &str); 6] = [
     (
         "pse",
@@ -130,11 +131,15 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
     let now = db::now();
     let mut tx = state.db.pool.begin().await?;
     let mut lever_ids = BTreeMap::new();
+    // The levers come with the migrations (0007); one an administrator removed is put back.
     for (code, name, category, description) in LEVERS {
-        lever_ids.insert(
-            code,
-            clients::insert_lever(&mut *tx, Some(code), name, description, category).await?,
-        );
+        let id = match crate::db::runs::lever_by_code(&mut *tx, code).await? {
+            Some((id, _)) => id,
+            None => {
+                clients::insert_lever(&mut *tx, Some(code), name, description, category).await?
+            }
+        };
+        lever_ids.insert(code, id);
     }
     let mut user_ids = Vec::new();
     for (email, name, last_name, role, bank) in DEMO_USERS {

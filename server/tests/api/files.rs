@@ -897,3 +897,40 @@ async fn administrators_manage_lever_column_definitions() {
     assert_eq!(defs.as_array().unwrap().len(), 1);
     assert_eq!(user.get(&path).await.status(), StatusCode::FORBIDDEN);
 }
+
+/// The six levers come with the migrations: a database without the demo data has them, and the
+/// demo data then reuses them rather than writing a second set.
+#[tokio::test]
+async fn the_six_levers_exist_without_demo_data_and_the_demo_reuses_them() {
+    let dir = crate::helpers::tempdir::TempDir::new();
+    let url = crate::helpers::fresh_database_url(&dir.0).await;
+    let state = server::build_state(server::config::Config::for_tests(dir.0.clone(), url))
+        .await
+        .expect("state");
+    let codes = |rows: &[server::db::clients::LeverRow]| {
+        let mut c: Vec<String> = rows.iter().filter_map(|l| l.code.clone()).collect();
+        c.sort();
+        c
+    };
+    let before = server::db::clients::levers(&state.db.pool).await.unwrap();
+    assert_eq!(
+        codes(&before),
+        [
+            "corporates",
+            "institutions",
+            "mdb",
+            "pse",
+            "rgla",
+            "sovereigns"
+        ]
+    );
+    server::seed::seed_demo(&state, "Demo-Password-1")
+        .await
+        .unwrap();
+    let after = server::db::clients::levers(&state.db.pool).await.unwrap();
+    assert_eq!(after.len(), 6, "no second set");
+    assert_eq!(
+        before.iter().map(|l| &l.id).collect::<Vec<_>>(),
+        after.iter().map(|l| &l.id).collect::<Vec<_>>()
+    );
+}

@@ -20,7 +20,7 @@ pub(crate) struct TestApp {
     _dir: tempdir::TempDir,
 }
 
-mod tempdir {
+pub(crate) mod tempdir {
     /// A directory removed on drop.
     pub(crate) struct TempDir(pub std::path::PathBuf);
     impl TempDir {
