@@ -32,7 +32,7 @@ export type ApiCall = {
   headers: Headers
 }
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 type Method = (typeof METHODS)[number]
 
 let unhandled: string[] = []

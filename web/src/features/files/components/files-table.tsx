@@ -14,6 +14,7 @@ import { toast } from '@/lib/toast'
 
 import { useLiveRunsOfFiles } from '../hooks/use-run'
 import { NO_FILTERS, originalHref, processedHref, useDeleteFile, useFiles, type ClientFile, type FileFilters } from '../api'
+import { DownloadLink } from './download-link'
 import { fileStatusView, formatBpsUnit, formatRwas, type FileStatusView } from '../utils/format'
 
 /** A file as the table shows it: its position in the list names it (File 1, File 2 ...). */
@@ -84,15 +85,15 @@ function makeColumns(canWrite: boolean, onDelete: (file: Row) => void) {
         return (
           <div className="flex items-center gap-1">
             <Button asChild variant="ghost" size="icon" title="Download original">
-              <a href={originalHref(file.id)} download aria-label={`Download original of ${file.label}`}>
+              <DownloadLink href={originalHref(file.id)} aria-label={`Download original of ${file.label}`}>
                 <Download />
-              </a>
+              </DownloadLink>
             </Button>
             {file.processed && file.hasProcessed && (
               <Button asChild variant="ghost" size="icon" title="Download optimized">
-                <a href={processedHref(file.id)} download aria-label={`Download optimized ${file.label}`}>
+                <DownloadLink href={processedHref(file.id)} aria-label={`Download optimized ${file.label}`}>
                   <FileDown />
-                </a>
+                </DownloadLink>
               </Button>
             )}
             {canWrite && (

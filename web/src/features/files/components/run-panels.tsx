@@ -7,6 +7,7 @@ import { cn } from '@/lib/cn'
 import { formatCount } from '@/lib/format'
 
 import { processedHref, type RunSnapshot, type RunStage } from '../api'
+import { DownloadLink } from './download-link'
 import { formatBpsUnit, formatConfidence, formatMillionsEur, runProgressText, stageLabel } from '../utils/format'
 
 /** A progress bar over the run's real percentage. */
@@ -329,9 +330,9 @@ export function ResultsPanel({ run, fileName, onBack, onProcessAnother }: Result
             <RotateCcw /> Process Another File
           </Button>
           <Button asChild>
-            <a href={processedHref(run.fileId)} download>
+            <DownloadLink href={processedHref(run.fileId)}>
               <Download /> {ai ? 'Download Optimized File' : 'Download File'}
-            </a>
+            </DownloadLink>
           </Button>
         </div>
       </CardContent>
