@@ -79,6 +79,7 @@ pub fn lease(state: &AppState) -> Duration {
 async fn claim_loop(state: AppState, owner: String, n: usize) {
     let slots = Arc::new(Semaphore::new(n));
     let mut last_reap: Option<Instant> = None;
+    let mut quick_retries = 0u32;
     loop {
         if last_reap.is_none_or(|t| t.elapsed() >= REAP_EVERY) {
             last_reap = Some(Instant::now());
@@ -91,6 +92,7 @@ async fn claim_loop(state: AppState, owner: String, n: usize) {
         };
         match runs::claim(&state, &owner, lease(&state)).await {
             Ok(Some(run)) => {
+                quick_retries = 0;
                 let (state, owner) = (state.clone(), owner.clone());
                 tokio::spawn(async move {
                     process(&state, &owner, run).await;
@@ -105,11 +107,14 @@ async fn claim_loop(state: AppState, owner: String, n: usize) {
                 tracing::warn!(error = %e, "claiming a processing run failed");
             }
         }
+        if quick_retries > 0 {
+            // Woken by an upload on this instance: its transaction commits just after.
+            quick_retries -= 1;
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            continue;
+        }
         tokio::select! {
-            _ = runs::WAKE.notified() => {
-                // The upload that woke us commits right after: give it a moment.
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            _ = runs::WAKE.notified() => quick_retries = 8,
             _ = tokio::time::sleep(POLL) => {}
         }
     }
@@ -389,11 +394,17 @@ async fn work(
         return Err("Cancelled".into());
     }
 
-    let max_bytes = state.config.max_upload_mb.saturating_mul(1024 * 1024).max(1);
+    let max_bytes = state
+        .config
+        .max_upload_mb
+        .saturating_mul(1024 * 1024)
+        .max(1);
+    // The cap: RUN_THREADS, else the cores shared among the runs under way on this instance at
+    // the start (a lone run gets them all; with RUN_CONCURRENCY runs each gets its share).
     let threads = match state.config.run_threads {
         0 => {
             let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-            (cores / state.config.run_concurrency.max(1)).max(1)
+            (cores / runs::LOCAL_RUNS.len().max(1)).max(1)
         }
         n => n,
     };

@@ -62,7 +62,7 @@ pub enum Event {
     /// A processing run's progress or end (its snapshot; `seq` is the run's own, on the run's
     /// topic and `admin:runs`).
     #[serde(rename = "run.progress")]
-    RunProgress(RunSnapshot),
+    RunProgress(Box<RunSnapshot>),
     /// A client file was stored.
     #[serde(rename = "file.created")]
     FileCreated(FileChange),

@@ -195,7 +195,7 @@ impl<'s> Change<'s> {
     pub fn also_run_progress(&mut self, snapshot: runs::RunSnapshot) {
         let seq = snapshot.seq;
         let run = runs::run_topic(&snapshot.client_id, &snapshot.id);
-        let event = Event::RunProgress(snapshot);
+        let event = Event::RunProgress(Box::new(snapshot));
         self.extra
             .push((Topic::Admin { area: "runs" }, seq, event.clone()));
         self.extra.push((run, seq, event));
@@ -275,7 +275,7 @@ impl<'s> Change<'s> {
 /// subscribe, read the snapshot (`GET /api/runs/{id}`) and apply events with a greater `seq`.
 pub fn publish_run_progress(state: &AppState, snapshot: &runs::RunSnapshot) {
     let seq = snapshot.seq;
-    let event = Event::RunProgress(snapshot.clone());
+    let event = Event::RunProgress(Box::new(snapshot.clone()));
     state.hub.publish(
         &runs::run_topic(&snapshot.client_id, &snapshot.id),
         seq,

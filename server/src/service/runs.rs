@@ -649,7 +649,9 @@ pub async fn finish(
         // Dropping the change rolls back and announces nothing.
         return Ok(false);
     }
-    let file_written = match &outcome {
+    // The file may be gone (deleted meanwhile): its runs went with it, so `finish` above
+    // already answered false; a row updated or not, nothing else depends on it.
+    match &outcome {
         Outcome::Completed {
             processed_key,
             result,
@@ -666,7 +668,7 @@ pub async fn finish(
                     savings_bps: result.savings_bps,
                 },
             )
-            .await?
+            .await?;
         }
         Outcome::PendingReview { result } => {
             db::set_file_result(
@@ -681,18 +683,15 @@ pub async fn finish(
                     savings_bps: 0.0,
                 },
             )
-            .await?
+            .await?;
         }
         Outcome::Failed { message } => {
             db::set_file_status(change.conn(), &run.file_id, "failed", Some(message)).await?;
-            true
         }
         Outcome::Cancelled => {
             db::set_file_status(change.conn(), &run.file_id, "uploaded", None).await?;
-            true
         }
-    };
-    let _ = file_written;
+    }
     change
         .also(
             Topic::Admin { area: "files" },

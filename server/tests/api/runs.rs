@@ -466,7 +466,7 @@ async fn an_expired_lease_is_claimed_again_and_the_old_owner_writes_nothing() {
     )
     .await;
     assert!(!late.unwrap());
-    assert_eq!(client_totals(&app, &client).await.0 == 5.0, false);
+    assert_ne!(client_totals(&app, &client).await.0, 5.0);
     // The second owner completes.
     assert!(
         runs::finish(
@@ -915,13 +915,7 @@ async fn a_server_killed_during_a_run_leaves_it_to_the_next_which_completes_it_o
     .await
     .unwrap();
     assert_eq!(completions, 1);
-    let (cet1, rwas): (f64, f64) = sqlx::query_as(
-        "SELECT official_cet1_capital, official_total_rwas FROM clients WHERE id = $1",
-    )
-    .bind(&client)
-    .fetch_one(&pool)
-    .await
-    .unwrap();
+    // Without the bank's figures: the command line refuses Bank A's for a file this large.
     let (summary, _) = cli(&bytes, "big.csv", "auto", None);
     assert_eq!(
         saving, summary.total_rwa_saving,
