@@ -129,7 +129,7 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let now = db::now();
-    let mut tx = state.db.pool.begin().await?;
+    let mut tx = state.db.begin_write().await?;
     let mut lever_ids = BTreeMap::new();
     // The levers come with the migrations (0007); one an administrator removed is put back.
     for (code, name, category, description) in LEVERS {
@@ -248,7 +248,7 @@ pub async fn create_admin(
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let now = db::now();
-    let mut tx = state.db.pool.begin().await?;
+    let mut tx = state.db.begin_write().await?;
     let id = match users::by_email(&mut *tx, &email).await? {
         Some(u) => {
             users::set_role(&mut *tx, &u.id, Role::Admin.as_str()).await?;

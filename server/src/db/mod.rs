@@ -98,6 +98,17 @@ impl Db {
         Ok(())
     }
 
+    /// Opens a transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`): a deferred transaction that reads first and writes later fails with
+    /// "database is locked" if another connection wrote in between (WAL cannot upgrade a stale
+    /// read snapshot, whatever the busy timeout), while an immediate one waits its turn.
+    pub async fn begin_write(&self) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Any>> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+
     /// Whether the database holds no users yet (a fresh install).
     pub async fn is_empty(&self) -> sqlx::Result<bool> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users")
@@ -163,4 +174,70 @@ pub fn parse_ts(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 /// A new random id.
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Db;
+
+    async fn scratch() -> (Db, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("capopt-db-{}", super::new_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.join("t.db").display());
+        let db = Db::connect(&url).await.unwrap();
+        sqlx::query("CREATE TABLE t (x BIGINT)")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        (db, dir)
+    }
+
+    /// Why writes begin with `begin_write`: a deferred transaction that read before another
+    /// connection wrote cannot write any more on SQLite; an immediate one makes the other
+    /// writer wait, and both writes land.
+    #[tokio::test]
+    async fn a_change_that_reads_first_is_not_refused_when_another_connection_writes() {
+        let (db, dir) = scratch().await;
+        let count = "SELECT COUNT(*) FROM t";
+
+        let mut deferred = db.pool.begin().await.unwrap();
+        let _: (i64,) = sqlx::query_as(count)
+            .fetch_one(&mut *deferred)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO t VALUES (1)")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        let refused = sqlx::query("INSERT INTO t VALUES (2)")
+            .execute(&mut *deferred)
+            .await;
+        assert!(refused.is_err(), "a deferred read-then-write is refused");
+        drop(deferred);
+
+        let mut immediate = db.begin_write().await.unwrap();
+        let _: (i64,) = sqlx::query_as(count)
+            .fetch_one(&mut *immediate)
+            .await
+            .unwrap();
+        let pool = db.pool.clone();
+        let other =
+            tokio::spawn(
+                async move { sqlx::query("INSERT INTO t VALUES (3)").execute(&pool).await },
+            );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        sqlx::query("INSERT INTO t VALUES (4)")
+            .execute(&mut *immediate)
+            .await
+            .expect("the immediate transaction writes");
+        immediate.commit().await.unwrap();
+        other
+            .await
+            .unwrap()
+            .expect("the other writer waited its turn");
+        let (n,): (i64,) = sqlx::query_as(count).fetch_one(&db.pool).await.unwrap();
+        assert_eq!(n, 3);
+        db.pool.close().await;
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

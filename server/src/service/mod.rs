@@ -153,7 +153,7 @@ impl<'s> Change<'s> {
     /// Opens the transaction of a change to `topic`'s data and takes the topic's next sequence
     /// number first, so that concurrent changes of the topic run one after the other.
     pub async fn begin(state: &'s AppState, topic: Topic) -> ApiResult<Change<'s>> {
-        let mut tx = state.db.pool.begin().await?;
+        let mut tx = state.db.begin_write().await?;
         let seq = realtime::next_seq(&mut tx, &topic).await?;
         Ok(Change {
             state,
@@ -168,7 +168,7 @@ impl<'s> Change<'s> {
     pub async fn begin_unannounced(state: &'s AppState) -> ApiResult<Change<'s>> {
         Ok(Change {
             state,
-            tx: state.db.pool.begin().await?,
+            tx: state.db.begin_write().await?,
             topic: None,
             extra: Vec::new(),
         })
