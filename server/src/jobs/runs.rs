@@ -385,11 +385,19 @@ async fn work(
     let figures = runs::client_figures(state, &run.client_id)
         .await
         .map_err(|e| internal(run, e))?;
-    let original = state
-        .storage
-        .input_to_temp(&key)
-        .await
-        .map_err(|e| internal(run, e))?;
+    let started = Instant::now();
+    // A local store's object is read in place (objects are written once and never changed);
+    // another store's is copied into a temporary file first.
+    let original = match local_object(&state.storage, &key) {
+        Some(p) if p.is_file() => Original::InPlace(p),
+        _ => Original::Temp(
+            state
+                .storage
+                .input_to_temp(&key)
+                .await
+                .map_err(|e| internal(run, e))?,
+        ),
+    };
     if shared.cancel.load(Ordering::Acquire) {
         return Err("Cancelled".into());
     }
@@ -414,7 +422,7 @@ async fn work(
     let country = input.country.clone();
     let enhanced = lever.is_none();
     let fixed = lever.as_ref().map(|l| l.2);
-    let original_path = original.to_path_buf();
+    let original_path = original.path().to_path_buf();
     let name2 = name.clone();
     let mapping = options.mapping.clone().map(ColumnMapping);
     let maturity = options.maturity_unit.as_deref().and_then(|u| match u {
@@ -423,6 +431,7 @@ async fn work(
         "years" => Some(analysis::ingest::values::MaturityUnit::Years),
         _ => None,
     });
+    let fetched = started.elapsed();
     let engine_result = tokio::task::spawn_blocking(move || -> Result<Engined, String> {
         let limits = Limits {
             max_file_bytes: max_bytes,
@@ -509,6 +518,7 @@ async fn work(
     .await
     .map_err(|e| internal(run, e))??;
     drop(original);
+    let engined = started.elapsed();
 
     let (report, classification) = match engine_result {
         Engined::Review(c) => {
@@ -592,17 +602,66 @@ async fn work(
         OutputKind::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     };
     let key = Storage::output_key(&run.client_id.clone().into(), &s.output_file_name);
-    state
-        .storage
-        .put_file(&key, &out_path, content_type)
-        .await
-        .map_err(|e| internal(run, e))?;
+    match local_object(&state.storage, &key) {
+        // A local store: the finished file becomes the object by a hard link (same file system,
+        // `DATA_DIR`), which fails if the key exists, so the object is still written once.
+        Some(target) => {
+            let parent = target.parent().map(std::path::Path::to_path_buf);
+            let source = out_path.to_path_buf();
+            tokio::task::spawn_blocking(move || {
+                if let Some(p) = parent {
+                    std::fs::create_dir_all(p)?;
+                }
+                std::fs::hard_link(&source, &target)
+            })
+            .await
+            .map_err(|e| internal(run, e))?
+            .map_err(|e| internal(run, e))?;
+        }
+        None => {
+            state
+                .storage
+                .put_file(&key, &out_path, content_type)
+                .await
+                .map_err(|e| internal(run, e))?;
+        }
+    }
     drop(out_path);
     *output_key = Some(key.clone());
+    tracing::info!(
+        run = %run.id,
+        fetch_ms = fetched.as_millis() as u64,
+        engine_ms = (engined - fetched).as_millis() as u64,
+        store_ms = (started.elapsed() - engined).as_millis() as u64,
+        "processing run analysed"
+    );
     Ok(Outcome::Completed {
         processed_key: key.as_str().to_string(),
         result,
     })
+}
+
+/// The file of an object of a local store (`None` for other stores).
+fn local_object(storage: &Storage, key: &ObjectKey) -> Option<std::path::PathBuf> {
+    match storage.backend() {
+        crate::storage::Backend::Local(root) => Some(root.join(key.as_str())),
+        crate::storage::Backend::S3 { .. } => None,
+    }
+}
+
+/// The original a run reads: the stored object itself, or a temporary copy (removed on drop).
+enum Original {
+    InPlace(std::path::PathBuf),
+    Temp(tempfile::TempPath),
+}
+
+impl Original {
+    fn path(&self) -> &std::path::Path {
+        match self {
+            Original::InPlace(p) => p,
+            Original::Temp(t) => t,
+        }
+    }
 }
 
 enum Engined {
