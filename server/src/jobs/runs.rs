@@ -608,15 +608,28 @@ async fn work(
         Some(target) => {
             let parent = target.parent().map(std::path::Path::to_path_buf);
             let source = out_path.to_path_buf();
-            tokio::task::spawn_blocking(move || {
+            let linked = tokio::task::spawn_blocking(move || {
                 if let Some(p) = parent {
                     std::fs::create_dir_all(p)?;
                 }
                 std::fs::hard_link(&source, &target)
             })
             .await
-            .map_err(|e| internal(run, e))?
             .map_err(|e| internal(run, e))?;
+            match linked {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(internal(run, e));
+                }
+                // Another file system (the objects folder mounted elsewhere): copy it in.
+                Err(_) => {
+                    state
+                        .storage
+                        .put_file(&key, &out_path, content_type)
+                        .await
+                        .map_err(|e| internal(run, e))?;
+                }
+            }
         }
         None => {
             state
