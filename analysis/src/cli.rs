@@ -76,6 +76,10 @@ pub struct AnalyzeArgs {
     /// años). When absent, the unit the header names, else months (the specification's unit).
     #[arg(long, value_parser = parse_unit_arg)]
     pub maturity_unit: Option<MaturityUnit>,
+    /// The risk-weight notation of the file: percent (20 means 20 %) or decimal (0.2 means
+    /// 20 %). When absent, detected from the values.
+    #[arg(long, value_parser = parse_rw_format_arg)]
+    pub risk_weight_format: Option<crate::pipeline::RwFormat>,
     /// A second rule set to evaluate every row under as well (for example EU-CRR2 beside the
     /// reporting date's EU-CRR3): the summary then compares both savings by rule and article.
     #[arg(long)]
@@ -108,6 +112,11 @@ pub struct GenerateArgs {
 
 fn parse_unit_arg(s: &str) -> std::result::Result<MaturityUnit, String> {
     MaturityUnit::parse(s).ok_or_else(|| format!("unknown unit '{s}': use days, months or years"))
+}
+
+fn parse_rw_format_arg(s: &str) -> std::result::Result<crate::pipeline::RwFormat, String> {
+    crate::pipeline::RwFormat::parse(s)
+        .ok_or_else(|| format!("unknown risk-weight notation '{s}': use percent or decimal"))
 }
 
 fn parse_date_arg(s: &str) -> std::result::Result<NaiveDate, String> {
@@ -191,6 +200,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> Result<AnalysisReport> {
         bank,
         threads: args.threads.unwrap_or(0),
         maturity_unit: args.maturity_unit,
+        risk_weight_format: args.risk_weight_format,
         compare_rule_set: match &args.compare_ruleset {
             Some(id) => Some(RuleSet::by_id(id)?),
             None => None,

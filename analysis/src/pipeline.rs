@@ -117,6 +117,9 @@ pub struct AnalyzeOptions {
     /// The unit of the Maturity column's bare numbers; from the header when `None`, else months
     /// (see [`crate::mapping::maturity_unit_from_header`]).
     pub maturity_unit: Option<MaturityUnit>,
+    /// The risk-weight notation, when the user chose it (the mapping dialog,
+    /// `--risk-weight-format`); detected from the values when `None`.
+    pub risk_weight_format: Option<RwFormat>,
     /// A second rule set to evaluate every row under as well (`--compare-ruleset`): the
     /// summary's `comparison` then gives both savings and what moved. The processed file is
     /// the run's rule set's.
@@ -135,6 +138,7 @@ impl Default for AnalyzeOptions {
             threads: 0,
             chunk_rows: 8 * 1024,
             maturity_unit: None,
+            risk_weight_format: None,
             compare_rule_set: None,
         }
     }
@@ -311,6 +315,25 @@ pub enum RwFormat {
     Percent,
     /// 0.2 means 20 %.
     Fraction,
+}
+
+impl RwFormat {
+    /// Parses a notation as users name it: `percent` (or `%`), `decimal` or `fraction`.
+    pub fn parse(s: &str) -> Option<RwFormat> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "percent" | "percentage" | "%" => Some(RwFormat::Percent),
+            "decimal" | "fraction" => Some(RwFormat::Fraction),
+            _ => None,
+        }
+    }
+
+    /// The notation in words, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RwFormat::Percent => "percentages (20 means 20 %)",
+            RwFormat::Fraction => "decimal fractions (0.2 means 20 %)",
+        }
+    }
 }
 
 /// How the risk-weight notation was decided.
@@ -1311,6 +1334,24 @@ impl Feeder<'_, '_> {
                 fraction_votes: 0,
                 neutral_values: 0,
             },
+        };
+        let rw = match self.opts.risk_weight_format {
+            // The user's choice: the values' votes stay in the summary for the record.
+            Some(format) => {
+                if format != rw.format && (rw.percent_votes > 0 || rw.fraction_votes > 0) {
+                    warnings.push(format!(
+                        "The risk weights were read as {} as set in the mapping, although their values suggest {}. Check Current_Risk_Weight.",
+                        format.describe(),
+                        rw.format.describe()
+                    ));
+                }
+                RwFormatInfo {
+                    format,
+                    ambiguous: false,
+                    ..rw
+                }
+            }
+            None => rw,
         };
         if rw.ambiguous {
             warnings.push(format!(

@@ -31,6 +31,7 @@ fn args(name: &str, out: &str, compare: Option<&str>) -> AnalyzeArgs {
         threads: Some(2),
         max_file_mb: 20,
         maturity_unit: None,
+        risk_weight_format: None,
         compare_ruleset: compare.map(str::to_string),
         trace_row: None,
     }

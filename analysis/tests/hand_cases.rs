@@ -46,6 +46,7 @@ fn args(
         threads: Some(2),
         max_file_mb: 64,
         maturity_unit: None,
+        risk_weight_format: None,
         compare_ruleset: None,
         trace_row: None,
     }

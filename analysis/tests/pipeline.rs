@@ -72,6 +72,7 @@ fn cli_args(output: PathBuf) -> AnalyzeArgs {
         threads: Some(2),
         max_file_mb: 20,
         maturity_unit: None,
+        risk_weight_format: None,
         compare_ruleset: None,
         trace_row: None,
     }
@@ -1023,4 +1024,57 @@ fn mixed_notations_repeated_columns_and_negative_amounts_are_reported() {
     );
     assert_eq!(rows[2][saving], "0");
     assert!((r.summary.total_exposure - 3751.0).abs() < 1e-9);
+}
+
+/// Weights written as 1 read as decimal fractions by the values (100 %); the user's choice of
+/// percent reads them as 1 % instead, says that the values suggested otherwise, and writes the
+/// suggested weights as percentages.
+#[test]
+fn the_users_risk_weight_notation_overrides_the_detected_one() {
+    let engine = pse_engine();
+    let data = "Exposure_ID,Current_Risk_Weight,Exposure_Amount,NIF,Maturity\nE1,1,1000000,Q9900001J,2030-01-01\nE2,1,2000000,Q9900002H,2030-01-01\n";
+    let run = |o: &AnalyzeOptions| {
+        let mut out = Vec::new();
+        let r = analyze(
+            Input::Bytes {
+                name: "ones.csv",
+                data: data.as_bytes(),
+            },
+            &engine,
+            o,
+            OutputTarget::Buffer(&mut out),
+        )
+        .unwrap();
+        (r, out)
+    };
+    let (detected, _) = run(&opts(Lever::Pse));
+    assert_eq!(
+        detected.summary.risk_weight_format.format,
+        RwFormat::Fraction
+    );
+    assert!(
+        detected.summary.total_rwa_saving > 0.0,
+        "100 % weights save"
+    );
+    let chosen = AnalyzeOptions {
+        risk_weight_format: Some(RwFormat::Percent),
+        ..opts(Lever::Pse)
+    };
+    let (r, out) = run(&chosen);
+    let s = &r.summary;
+    assert_eq!(s.risk_weight_format.format, RwFormat::Percent);
+    assert!(!s.risk_weight_format.ambiguous);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("as set in the mapping")),
+        "{:?}",
+        s.warnings
+    );
+    assert_eq!(s.total_rwa_saving, 0.0, "1 % weights save nothing");
+    let (h, rows) = read_csv(&out, b',');
+    let cur = col(&h, "Current_Risk_Weight");
+    for row in &rows {
+        assert_eq!(row[cur], "1", "the current weight is written as read");
+    }
 }

@@ -425,6 +425,10 @@ async fn work(
     let original_path = original.path().to_path_buf();
     let name2 = name.clone();
     let mapping = options.mapping.clone().map(ColumnMapping);
+    let rw_format = options
+        .risk_weight_format
+        .as_deref()
+        .and_then(analysis::pipeline::RwFormat::parse);
     let maturity = options.maturity_unit.as_deref().and_then(|u| match u {
         "days" => Some(analysis::ingest::values::MaturityUnit::Days),
         "months" => Some(analysis::ingest::values::MaturityUnit::Months),
@@ -491,6 +495,7 @@ async fn work(
             limits,
             threads,
             maturity_unit: maturity,
+            risk_weight_format: rw_format,
             ..AnalyzeOptions::default()
         };
         let cb = |p: &Progress| shared2.progress(p);
