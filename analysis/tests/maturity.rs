@@ -34,6 +34,7 @@ fn args(name: &str, unit: Option<MaturityUnit>) -> AnalyzeArgs {
         threads: Some(2),
         max_file_mb: 20,
         maturity_unit: unit,
+        risk_weight_format: None,
         compare_ruleset: None,
         trace_row: None,
     }
