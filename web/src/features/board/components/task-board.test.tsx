@@ -77,6 +77,40 @@ describe('TaskBoard', () => {
     expect(await screen.findByText('Task deleted')).toBeInTheDocument()
   })
 
+  it('keeps an event that arrives while a refetch is in flight, even when the refetched board predates it', async () => {
+    // The board loads at seq 3; seq 5 arrives before 4 (a gap: refetch); while that refetch is
+    // on its way, seq 6 renames task 2; the refetch then answers with the board at seq 5.
+    let release: () => void = () => {}
+    let gets = 0
+    mockApi({
+      'GET /api/board': async () => {
+        gets += 1
+        if (gets === 1) return json(200, board())
+        await new Promise<void>((r) => (release = r))
+        return json(200, { ...board(), seq: 5, tasks: [task('1'), task('2', { title: 'Renamed at 5' })] })
+      },
+    })
+    renderBoard()
+    expect(await screen.findByText('Task 2')).toBeInTheDocument()
+    const socket = FakeEventSocket.latest()
+    act(() => socket.open())
+    await waitFor(() => expect(socket.sent.flatMap((m) => m.topics ?? [])).toContain('client:c-1:board'))
+    act(() => socket.frame('client:c-1:board', 3, 'subscribed'))
+    await waitFor(() => expect(gets).toBe(2))
+    act(() => release())
+    await waitFor(() => expect(screen.getByText('Renamed at 5')).toBeInTheDocument())
+    act(() => socket.frame('client:c-1:board', 5, 'task.updated', { tasks: [task('2', { title: 'Renamed at 5' })] }))
+    await waitFor(() => expect(gets).toBe(3))
+    act(() => socket.frame('client:c-1:board', 6, 'task.updated', { tasks: [task('2', { title: 'Renamed at 6' })] }))
+    expect(await screen.findByText('Renamed at 6')).toBeInTheDocument()
+    act(() => release())
+    await waitFor(() => expect(gets).toBe(3))
+    // The refetched board (seq 5) does not undo the rename at 6.
+    await new Promise((r) => setTimeout(r, 50))
+    expect(screen.getByText('Renamed at 6')).toBeInTheDocument()
+    expect(screen.queryByText('Renamed at 5')).not.toBeInTheDocument()
+  })
+
   it("shows due dates as 'MMM d, yyyy'", async () => {
     mockApi({ 'GET /api/board': () => json(200, board()) })
     renderBoard()
