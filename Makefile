@@ -16,7 +16,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
 .PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-storage-s3 test-e2e-pg test-collab-pg check fmt types \
-        chromium services bench-analysis load-events load-collab load-collab-node load-runs clean-test-dbs
+        chromium services bench-analysis load-events load-collab load-collab-node load-runs load-runs-failover clean-test-dbs
 
 help:
 	@echo "make run         build (release) and serve on http://127.0.0.1:8080 with demo data"
@@ -133,6 +133,12 @@ load-runs:
 	cargo build --release -p server -p load-tests
 	mkdir -p $(LOAD_RESULTS)
 	$(CARGO_TARGET_DIR)/release/load-tests runs --server-bin $(RELEASE_BIN) --out $(LOAD_RESULTS)/runs.json
+
+load-runs-failover:
+	cargo build --release -p server -p load-tests
+	mkdir -p $(LOAD_RESULTS)
+	$(CARGO_TARGET_DIR)/release/load-tests runs-failover --server-bin $(RELEASE_BIN) --database-url $(PG_URL) \
+	  --redis-url $(REDIS) --out $(LOAD_RESULTS)/runs-failover.json
 
 # Event fan-out (figures in load-tests/README.md): 10,000 authenticated sockets on one instance
 # (SQLite), then two instances on PostgreSQL relaying through Redis. Needs PostgreSQL and Redis up.

@@ -9,6 +9,7 @@ mod collab_node;
 mod common;
 mod events;
 mod runs;
+mod runs_failover;
 
 use clap::{Parser, Subcommand};
 
@@ -36,6 +37,9 @@ enum Scenario {
     /// file (time ratio, server memory), then many clients uploading at once (time to
     /// completion, each run once, a light GET's latency meanwhile).
     Runs(runs::Args),
+    /// Processing runs on two instances (PostgreSQL and Redis), one killed while it holds runs:
+    /// every run completes exactly once and the survivor takes over within the lease.
+    RunsFailover(runs_failover::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -56,6 +60,7 @@ fn main() -> std::process::ExitCode {
             Scenario::Collab(args) => collab::run(args).await,
             Scenario::CollabNode(args) => collab_node::run(args).await,
             Scenario::Runs(args) => runs::run(args).await,
+            Scenario::RunsFailover(args) => runs_failover::run(args).await,
         }
     });
     match result {
