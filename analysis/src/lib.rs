@@ -38,11 +38,11 @@ pub mod classify;
 pub mod cli;
 pub mod columns;
 pub mod engine;
-pub mod inspect;
 pub mod error;
 #[cfg(feature = "cli")]
 pub mod generate;
 pub mod ingest;
+pub mod inspect;
 pub mod mapping;
 pub mod model;
 pub mod output;
