@@ -224,6 +224,7 @@ fn cli(
         threads: None,
         max_file_mb: 2048,
         maturity_unit: None,
+        risk_weight_format: None,
         compare_ruleset: None,
         trace_row: None,
     };
