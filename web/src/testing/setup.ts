@@ -15,6 +15,9 @@ beforeAll(() =>
   }),
 )
 afterAll(() => server.close())
+// Sonner removes a dismissed toast on a 200 ms timer of its own, which can outlive the last test
+// of a file; let it run before the file's environment (and its window) goes away.
+afterAll(() => new Promise((resolve) => setTimeout(resolve, 250)))
 
 // Lazy route modules are transformed on first use, which is slow on a busy machine.
 configure({ asyncUtilTimeout: 5000 })
