@@ -230,8 +230,9 @@ test.describe('files and processing runs', () => {
 
   // Skipped for now: in the whole browser suite under .ci/run the keyboard drop twice mapped
   // nothing (over NIF announced, then Space), while this file alone passes every time (7 of 7,
-  // CI=true included). Keyboard mapping stays covered by the dialog's unit tests; the cause is
-  // to be found before this test runs again.
+  // CI=true included). Until the cause is found, keyboard mapping has no automated test in the
+  // suite (run this one alone with `npx playwright test e2e/files.test.mjs -g keyboard` after
+  // removing `.fixme`).
   test.fixme('manual mode: the keyboard maps a column in the dialog', async ({ browser }) => {
     const file = withHeaders(generate('pse', 200, 'pse-kb.csv', 3), SPANISH, 'pse-kb-spanish.csv')
     const page = await newPage(browser, env.server.baseUrl, TALL)
