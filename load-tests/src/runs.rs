@@ -82,7 +82,8 @@ fn capopt(bin: &PathBuf, args: &[&str]) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn upload(
+/// Uploads a file for enhanced-AI processing; its run's id and its file's id.
+pub(crate) async fn upload(
     s: &Session,
     client: Option<&str>,
     name: &str,

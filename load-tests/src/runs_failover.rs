@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::common::{self, Session, TempDir};
 
@@ -54,36 +54,6 @@ struct Results {
     all_done_secs_after_kill: f64,
     output_objects: usize,
     passed: bool,
-}
-
-async fn upload(s: &Session, name: &str, bytes: Vec<u8>) -> anyhow::Result<(String, String)> {
-    let form = reqwest::multipart::Form::new()
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()),
-        )
-        .text(
-            "options",
-            json!({"mode": "enhanced-ai", "leverId": null, "process": true, "mapping": null,
-                "riskWeightFormat": null, "maturityUnit": null})
-            .to_string(),
-        );
-    let r = s
-        .http
-        .post(format!("{}/api/files", s.base))
-        .header("x-csrf-token", &s.csrf)
-        .multipart(form)
-        .send()
-        .await?;
-    let st = r.status();
-    let v: Value = r.json().await?;
-    if !st.is_success() {
-        bail!("upload: HTTP {st} {v}");
-    }
-    Ok((
-        v["run"]["id"].as_str().context("no run")?.to_string(),
-        v["file"]["id"].as_str().context("no file")?.to_string(),
-    ))
 }
 
 fn secs_since(ts: &str, t0: chrono::DateTime<chrono::Utc>) -> Option<f64> {
@@ -150,7 +120,7 @@ async fn scenario(
     let mut ids = Vec::new();
     for i in 0..args.runs {
         let s = if i % 2 == 0 { &sa } else { &sb };
-        ids.push(upload(s, &format!("file-{i}.csv"), bytes.clone()).await?);
+        ids.push(crate::runs::upload(s, None, &format!("file-{i}.csv"), bytes.clone()).await?);
     }
 
     // Kill the first instance once some runs are done (it then holds running runs).
