@@ -136,7 +136,16 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
         let id = match crate::db::runs::lever_by_code(&mut *tx, code).await? {
             Some((id, _)) => id,
             None => {
-                clients::insert_lever(&mut *tx, Some(code), name, description, category).await?
+                let id = clients::insert_lever(&mut *tx, Some(code), name, description, category)
+                    .await?;
+                // With the column definitions migration 0009 gives the six levers.
+                let defs = crate::service::levers::default_definitions(
+                    &id,
+                    code,
+                    analysis::model::Lever::parse(code),
+                );
+                crate::db::levers::insert_definitions(&mut tx, &defs, &now).await?;
+                id
             }
         };
         lever_ids.insert(code, id);

@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 use crate::error::{ApiResult, AppJson};
 use crate::service::Actor;
 use crate::service::levers::{
-    self as service, ColumnDefinition, ColumnDefinitionInput, Lever, StandardColumn,
+    self as service, ColumnDefinition, ColumnDefinitionInput, ColumnOrder, Lever, StandardColumn,
 };
 use crate::state::AppState;
 
@@ -20,6 +20,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_lever_columns))
         .routes(routes!(list_column_definitions, create_column_definition))
         .routes(routes!(update_column_definition, delete_column_definition))
+        .routes(routes!(reorder_column_definitions))
 }
 
 /// Every lever, by name.
@@ -43,9 +44,9 @@ pub async fn list_lever_columns(
     Ok(axum::Json(service::columns(&state, &lever_id).await?))
 }
 
-/// A lever's column definitions with their ids (administrators).
+/// A lever's column definitions with their ids, in display order (any signed-in user).
 #[utoipa::path(get, path = "/levers/{lever_id}/column-definitions", params(("lever_id" = String, Path, description = "Lever id")),
-    responses((status = 200, body = Vec<ColumnDefinition>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = Vec<ColumnDefinition>), (status = 401, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn list_column_definitions(
     State(state): State<AppState>,
     actor: Actor,
@@ -93,4 +94,19 @@ pub async fn delete_column_definition(
 ) -> ApiResult<StatusCode> {
     service::delete_definition(&state, &actor, &definition_id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Reorders a lever's column definitions in one transaction: the body lists every one of its
+/// definitions' ids once, first to last (administrators).
+#[utoipa::path(put, path = "/levers/{lever_id}/column-definitions/order", params(("lever_id" = String, Path, description = "Lever id")), request_body = ColumnOrder,
+    responses((status = 200, body = Vec<ColumnDefinition>), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn reorder_column_definitions(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(lever_id): Path<String>,
+    AppJson(order): AppJson<ColumnOrder>,
+) -> ApiResult<axum::Json<Vec<ColumnDefinition>>> {
+    Ok(axum::Json(
+        service::reorder_definitions(&state, &actor, &lever_id, order).await?,
+    ))
 }

@@ -136,3 +136,85 @@ pub async fn delete_definition(conn: &mut sqlx::AnyConnection, id: &str) -> sqlx
         .await?;
     Ok(r.rows_affected() > 0)
 }
+
+/// The name of a column some lever defines, matched case-insensitively.
+#[tracing::instrument(skip(ex), err)]
+pub async fn defined_column_name<'e>(
+    ex: impl AnyExecutor<'e>,
+    name: &str,
+) -> sqlx::Result<Option<String>> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT column_name FROM lever_column_definitions WHERE lower(column_name) = lower($1)
+         ORDER BY column_name LIMIT 1",
+    )
+    .bind(name)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.map(|r| r.0))
+}
+
+/// The required columns' names of each lever that has an analysis code and column definitions:
+/// (code, names), in display order.
+#[tracing::instrument(skip(ex), err)]
+pub async fn required_by_code<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<Vec<(String, String)>> {
+    sqlx::query_as(
+        "SELECT l.code, d.column_name FROM lever_column_definitions d
+         JOIN levers l ON l.id = d.lever_id
+         WHERE l.code IS NOT NULL AND d.is_required = 1
+         ORDER BY l.code, d.display_order, d.column_name",
+    )
+    .fetch_all(ex)
+    .await
+}
+
+/// Sets the display order of each of a lever's definitions (`ids[i]` gets `i + 1`); returns how
+/// many rows changed.
+#[tracing::instrument(skip(conn, ids), err)]
+pub async fn reorder_definitions(
+    conn: &mut sqlx::AnyConnection,
+    lever_id: &str,
+    ids: &[String],
+    now: &str,
+) -> sqlx::Result<u64> {
+    let mut n = 0;
+    for (i, id) in ids.iter().enumerate() {
+        let r = sqlx::query(
+            "UPDATE lever_column_definitions SET display_order = $1, updated_at = $2
+             WHERE id = $3 AND lever_id = $4",
+        )
+        .bind(i as i64 + 1)
+        .bind(now)
+        .bind(id)
+        .bind(lever_id)
+        .execute(&mut *conn)
+        .await?;
+        n += r.rows_affected();
+    }
+    Ok(n)
+}
+
+/// The largest display order of a lever's definitions (0 without any).
+#[tracing::instrument(skip(ex), err)]
+pub async fn max_display_order<'e>(ex: impl AnyExecutor<'e>, lever_id: &str) -> sqlx::Result<i64> {
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT CAST(COALESCE(MAX(display_order), 0) AS BIGINT) FROM lever_column_definitions WHERE lever_id = $1",
+    )
+    .bind(lever_id)
+    .fetch_one(ex)
+    .await?;
+    Ok(n)
+}
+
+/// Writes a lever's definitions from a list (a lever put back by the demo data gets the
+/// engine's standard columns, as migration 0009 gives the six levers).
+#[tracing::instrument(skip(conn, rows), err)]
+pub async fn insert_definitions(
+    conn: &mut sqlx::AnyConnection,
+    rows: &[DefinitionRow],
+    now: &str,
+) -> sqlx::Result<()> {
+    for d in rows {
+        write_definition(&mut *conn, d, true, now).await?;
+    }
+    Ok(())
+}

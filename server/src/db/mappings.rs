@@ -171,3 +171,125 @@ pub async fn upsert_suggestion(
     .await?;
     Ok(())
 }
+
+/// A universal suggestion as administrators manage it.
+#[derive(Debug, Clone, FromRow)]
+pub struct SuggestionAdminRow {
+    /// Id.
+    pub id: String,
+    /// Normalised source column name.
+    pub source_column_name: String,
+    /// Standard column.
+    pub target_column_name: String,
+    /// Times confirmed.
+    pub usage_count: i64,
+    /// 0 to 1.
+    pub confidence_score: f64,
+    /// 1 when auto-mapping may use it.
+    pub enabled: i64,
+    /// When it was first seen or added.
+    pub created_at: String,
+}
+
+const SUGGESTION_COLS: &str = "id, source_column_name, target_column_name, usage_count, confidence_score, enabled, created_at";
+
+/// Every suggestion, most confident first.
+#[tracing::instrument(skip(ex), err)]
+pub async fn list_suggestions<'e>(
+    ex: impl AnyExecutor<'e>,
+) -> sqlx::Result<Vec<SuggestionAdminRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {SUGGESTION_COLS} FROM universal_column_suggestions
+         ORDER BY confidence_score DESC, usage_count DESC, source_column_name, target_column_name"
+    )))
+    .fetch_all(ex)
+    .await
+}
+
+/// One suggestion.
+#[tracing::instrument(skip(ex), err)]
+pub async fn get_suggestion<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+) -> sqlx::Result<Option<SuggestionAdminRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {SUGGESTION_COLS} FROM universal_column_suggestions WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(ex)
+    .await
+}
+
+/// The figures of the suggestions: (total, enabled, confidence above `high`, usage total).
+#[tracing::instrument(skip(ex), err)]
+pub async fn suggestion_stats<'e>(
+    ex: impl AnyExecutor<'e>,
+    high: f64,
+) -> sqlx::Result<(i64, i64, i64, i64)> {
+    sqlx::query_as(
+        "SELECT COUNT(*),
+            CAST(COALESCE(SUM(CASE WHEN enabled = 1 THEN 1 ELSE 0 END), 0) AS BIGINT),
+            CAST(COALESCE(SUM(CASE WHEN confidence_score > $1 THEN 1 ELSE 0 END), 0) AS BIGINT),
+            CAST(COALESCE(SUM(usage_count), 0) AS BIGINT)
+         FROM universal_column_suggestions",
+    )
+    .bind(high)
+    .fetch_one(ex)
+    .await
+}
+
+/// Adds a suggestion with its confidence and usage; `false` when the pair exists already.
+#[tracing::instrument(skip(conn), err)]
+pub async fn insert_suggestion(
+    conn: &mut AnyConnection,
+    id: &str,
+    source: &str,
+    target: &str,
+    confidence: f64,
+    usage: i64,
+    now: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "INSERT INTO universal_column_suggestions (id, source_column_name, target_column_name, usage_count, confidence_score, enabled, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 1, $6, $6)
+         ON CONFLICT (source_column_name, target_column_name) DO NOTHING",
+    )
+    .bind(id)
+    .bind(source)
+    .bind(target)
+    .bind(usage)
+    .bind(confidence)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+/// Enables or disables a suggestion.
+#[tracing::instrument(skip(conn), err)]
+pub async fn set_suggestion_enabled(
+    conn: &mut AnyConnection,
+    id: &str,
+    enabled: bool,
+    now: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE universal_column_suggestions SET enabled = $2, updated_at = $3 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(i64::from(enabled))
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+/// Removes a suggestion.
+#[tracing::instrument(skip(conn), err)]
+pub async fn delete_suggestion(conn: &mut AnyConnection, id: &str) -> sqlx::Result<bool> {
+    let r = sqlx::query("DELETE FROM universal_column_suggestions WHERE id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(r.rows_affected() > 0)
+}

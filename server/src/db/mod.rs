@@ -18,6 +18,7 @@ pub mod reports;
 pub mod runs;
 pub mod savings;
 pub mod sessions;
+pub mod settings;
 pub mod users;
 
 /// Which database engine is behind the pool.

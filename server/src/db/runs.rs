@@ -520,3 +520,95 @@ pub async fn changelog_insert<'e>(
     .await?;
     Ok(())
 }
+
+/// A run with the names the administrators' list shows.
+#[derive(Debug, Clone, FromRow)]
+pub struct AdminRunRow {
+    /// The run.
+    #[sqlx(flatten)]
+    pub run: RunRow,
+    /// Its client's name.
+    pub client_name: String,
+    /// Its file's name (the user's, as uploaded).
+    pub file_name: String,
+    /// Its lever's name (chosen, or found by classification), if any.
+    pub lever_name: Option<String>,
+}
+
+/// The filters of the administrators' run list (`None`: any).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AdminRunFilter<'a> {
+    /// One state.
+    pub state: Option<&'a str>,
+    /// One client.
+    pub client_id: Option<&'a str>,
+}
+
+/// One page of every client's runs, newest first, with the client, file and lever names.
+#[tracing::instrument(skip(ex), err)]
+pub async fn list_admin<'e>(
+    ex: impl AnyExecutor<'e>,
+    filter: AdminRunFilter<'_>,
+    limit: i64,
+    offset: i64,
+) -> sqlx::Result<Vec<AdminRunRow>> {
+    let cols: Vec<String> = COLS.split(',').map(|c| format!("r.{}", c.trim())).collect();
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {}, c.name AS client_name,
+            CASE WHEN f.original_name = '' THEN f.name ELSE f.original_name END AS file_name,
+            l.lever_name AS lever_name
+         FROM processing_runs r
+         JOIN clients c ON c.id = r.client_id
+         JOIN client_files f ON f.id = r.file_id
+         LEFT JOIN levers l ON l.id = r.lever_id
+         WHERE ($1 IS NULL OR r.state = $1) AND ($2 IS NULL OR r.client_id = $2)
+         ORDER BY r.created_at DESC, r.id DESC LIMIT $3 OFFSET $4",
+        cols.join(", ")
+    )))
+    .bind(filter.state)
+    .bind(filter.client_id)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(ex)
+    .await
+}
+
+/// How many runs the administrators' list has with these filters.
+#[tracing::instrument(skip(ex), err)]
+pub async fn count_admin<'e>(
+    ex: impl AnyExecutor<'e>,
+    filter: AdminRunFilter<'_>,
+) -> sqlx::Result<i64> {
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM processing_runs r
+         WHERE ($1 IS NULL OR r.state = $1) AND ($2 IS NULL OR r.client_id = $2)",
+    )
+    .bind(filter.state)
+    .bind(filter.client_id)
+    .fetch_one(ex)
+    .await?;
+    Ok(n)
+}
+
+/// One run with the names of the administrators' list.
+#[tracing::instrument(skip(ex), err)]
+pub async fn get_admin<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+) -> sqlx::Result<Option<AdminRunRow>> {
+    let cols: Vec<String> = COLS.split(',').map(|c| format!("r.{}", c.trim())).collect();
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {}, c.name AS client_name,
+            CASE WHEN f.original_name = '' THEN f.name ELSE f.original_name END AS file_name,
+            l.lever_name AS lever_name
+         FROM processing_runs r
+         JOIN clients c ON c.id = r.client_id
+         JOIN client_files f ON f.id = r.file_id
+         LEFT JOIN levers l ON l.id = r.lever_id
+         WHERE r.id = $1",
+        cols.join(", ")
+    )))
+    .bind(id)
+    .fetch_optional(ex)
+    .await
+}

@@ -435,6 +435,19 @@ async fn work(
         "years" => Some(analysis::ingest::values::MaturityUnit::Years),
         _ => None,
     });
+    // The required columns from the levers' column definitions (the engine falls back to the
+    // specification's set for a lever without required standard columns).
+    let required_by_lever = crate::service::levers::required_by_lever(state)
+        .await
+        .map_err(|e| internal(run, e))?;
+    let required_for = move |l: Option<Lever>| {
+        l.and_then(|l| {
+            required_by_lever
+                .iter()
+                .find(|(x, _)| *x == l)
+                .map(|(_, names)| names.clone())
+        })
+    };
     let fetched = started.elapsed();
     let engine_result = tokio::task::spawn_blocking(move || -> Result<Engined, String> {
         let limits = Limits {
@@ -485,7 +498,10 @@ async fn work(
             }
             classification = Some(c);
         }
+        let required_columns =
+            required_for(fixed.or(classification.as_ref().and_then(|c| c.lever)));
         let opts = AnalyzeOptions {
+            required_columns,
             lever: match fixed {
                 Some(l) => LeverChoice::Fixed(l),
                 None => LeverChoice::Auto,

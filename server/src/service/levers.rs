@@ -142,9 +142,28 @@ pub async fn columns(state: &AppState, lever_id: &str) -> ApiResult<Vec<Standard
             .or_else(|| analysis::model::Lever::parse(&lever.lever_name));
         return Ok(fallback_columns(engine_lever));
     }
+    // The engine requires the standard columns among the required definitions, or the lever's
+    // fallbacks when there are none (`analysis::mapping::required_columns`): the dialog asks for
+    // the same ones.
+    let engine_lever = lever
+        .code
+        .as_deref()
+        .and_then(analysis::model::Lever::parse);
+    let required_names: Vec<String> = defined
+        .iter()
+        .filter(|d| d.is_required != 0)
+        .map(|d| d.column_name.clone())
+        .collect();
+    let engine_required: Vec<analysis::columns::StandardField> = match engine_lever {
+        Some(l) => analysis::mapping::required_columns(l, Some(&required_names)),
+        None => Vec::new(),
+    };
     Ok(defined
         .into_iter()
         .map(|d| StandardColumn {
+            is_required: d.is_required != 0
+                || analysis::columns::StandardField::from_name(&d.column_name)
+                    .is_some_and(|f| engine_required.contains(&f)),
             name: d.column_name,
             description: d.description,
             category: match d.category.trim().to_ascii_lowercase().as_str() {
@@ -152,10 +171,51 @@ pub async fn columns(state: &AppState, lever_id: &str) -> ApiResult<Vec<Standard
                 "analysis" => ColumnCategory::Analysis,
                 _ => ColumnCategory::Optional,
             },
-            is_required: d.is_required != 0,
             data_type: DataType::parse(&d.column_type),
         })
         .collect())
+}
+
+/// The required column names from the column definitions of each lever that has an analysis
+/// code, for the engine (`AnalyzeOptions::required_columns`; a lever without required standard
+/// columns gets the specification's fallbacks there).
+pub async fn required_by_lever(
+    state: &AppState,
+) -> ApiResult<Vec<(analysis::model::Lever, Vec<String>)>> {
+    let mut out: Vec<(analysis::model::Lever, Vec<String>)> = Vec::new();
+    for (code, name) in db::required_by_code(&state.db.pool).await? {
+        let Some(lever) = analysis::model::Lever::parse(&code) else {
+            continue;
+        };
+        match out.iter_mut().find(|(l, _)| *l == lever) {
+            Some((_, names)) => names.push(name),
+            None => out.push((lever, vec![name])),
+        }
+    }
+    Ok(out)
+}
+
+/// The definitions migration 0009 writes for a lever: the engine's standard columns in display
+/// order, with the lever's required set (the demo data gives them to a lever it puts back).
+pub fn default_definitions(
+    lever_id: &str,
+    code: &str,
+    lever: Option<analysis::model::Lever>,
+) -> Vec<db::DefinitionRow> {
+    fallback_columns(lever)
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| db::DefinitionRow {
+            id: format!("lcd-{code}-{}", c.name.to_lowercase()),
+            lever_id: lever_id.to_owned(),
+            column_name: c.name,
+            column_type: data_type_name(c.data_type).to_owned(),
+            description: c.description,
+            is_required: i64::from(c.is_required),
+            category: category_name(c.category).to_owned(),
+            display_order: i as i64 + 1,
+        })
+        .collect()
 }
 
 /// A lever's column definition as administrators manage it.
@@ -199,10 +259,10 @@ pub struct ColumnDefinitionInput {
     pub is_required: bool,
     /// `core`, `analysis` or `optional`.
     pub category: String,
-    /// Position in the list (0 when absent).
+    /// Position in the list (absent: after the last on create, unchanged on update).
     #[serde(default)]
-    #[ts(type = "number")]
-    pub display_order: i64,
+    #[ts(type = "number | null")]
+    pub display_order: Option<i64>,
 }
 
 /// The refusal of a change of column definitions by anyone but an administrator.
@@ -257,6 +317,7 @@ fn checked(
     id: String,
     lever_id: String,
     input: ColumnDefinitionInput,
+    default_order: i64,
 ) -> ApiResult<db::DefinitionRow> {
     let name = input.name.trim();
     if name.is_empty() {
@@ -293,7 +354,8 @@ fn checked(
             "Description is longer than 1000 characters",
         ));
     }
-    if !(0..=10_000).contains(&input.display_order) {
+    let display_order = input.display_order.unwrap_or(default_order);
+    if !(0..=10_000).contains(&display_order) {
         return Err(ApiError::validation(
             "Display order must be between 0 and 10000",
         ));
@@ -306,19 +368,20 @@ fn checked(
         description: input.description.trim().to_owned(),
         is_required: i64::from(input.is_required),
         category: category_name(category).to_owned(),
-        display_order: input.display_order,
+        display_order,
     })
 }
 
 const DUPLICATE: &str = "This lever already has a column with that name";
 
-/// A lever's definitions with their ids (administrators).
+/// A lever's definitions with their ids (any signed-in user reads them; administrators change
+/// them).
 pub async fn definitions(
     state: &AppState,
     actor: &crate::service::Actor,
     lever_id: &str,
 ) -> ApiResult<Vec<ColumnDefinition>> {
-    require_admin(actor)?;
+    let _ = actor;
     db::get(&state.db.pool, lever_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Lever not found"))?;
@@ -341,8 +404,9 @@ pub async fn create_definition(
     db::get(&state.db.pool, lever_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Lever not found"))?;
-    let row = checked(crate::db::new_id(), lever_id.to_owned(), input)?;
     let mut change = crate::service::Change::begin_unannounced(state).await?;
+    let last = db::max_display_order(change.conn(), lever_id).await?;
+    let row = checked(crate::db::new_id(), lever_id.to_owned(), input, last + 1)?;
     db::write_definition(change.conn(), &row, true, &crate::db::now())
         .await
         .on_unique("duplicate_column", DUPLICATE)?;
@@ -373,7 +437,12 @@ pub async fn update_definition(
     let old = db::definition(&state.db.pool, id)
         .await?
         .ok_or_else(|| ApiError::not_found("Column definition not found"))?;
-    let row = checked(old.id.clone(), old.lever_id.clone(), input)?;
+    let row = checked(
+        old.id.clone(),
+        old.lever_id.clone(),
+        input,
+        old.display_order,
+    )?;
     let mut change = crate::service::Change::begin_unannounced(state).await?;
     if !db::write_definition(change.conn(), &row, false, &crate::db::now())
         .await
@@ -423,4 +492,54 @@ pub async fn delete_definition(
         )
         .await?;
     Ok(())
+}
+
+/// A new order of a lever's column definitions: every one of its ids, once, first to last.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct ColumnOrder {
+    /// The definitions' ids in their new order.
+    pub ids: Vec<String>,
+}
+
+/// Reorders a lever's column definitions (administrators): display orders 1, 2, 3 ... in the
+/// given order, all written in one transaction. The ids must be exactly the lever's definitions.
+pub async fn reorder_definitions(
+    state: &AppState,
+    actor: &crate::service::Actor,
+    lever_id: &str,
+    order: ColumnOrder,
+) -> ApiResult<Vec<ColumnDefinition>> {
+    require_admin(actor)?;
+    db::get(&state.db.pool, lever_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Lever not found"))?;
+    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    let current = db::definitions(change.conn(), lever_id).await?;
+    let mut given = order.ids.clone();
+    given.sort();
+    given.dedup();
+    let mut have: Vec<String> = current.iter().map(|d| d.id.clone()).collect();
+    have.sort();
+    if given.len() != order.ids.len() || given != have {
+        return Err(ApiError::validation(
+            "The order must list each of the lever's column definitions once",
+        ));
+    }
+    db::reorder_definitions(change.conn(), lever_id, &order.ids, &crate::db::now()).await?;
+    let rows = db::definitions(change.conn(), lever_id).await?;
+    change
+        .commit_unannounced(
+            actor.audited(),
+            crate::service::Audit {
+                event_type: "lever_columns_reordered",
+                entity_type: "lever",
+                entity_id: lever_id,
+                details: serde_json::json!({ "order": order.ids }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(rows.into_iter().map(definition_view).collect())
 }

@@ -200,6 +200,10 @@ pub fn suggestion_key(source: &str) -> String {
 pub async fn learn_in(conn: &mut AnyConnection, mapping: &BTreeMap<String, String>) {
     use sqlx::Connection;
     let result: sqlx::Result<()> = async {
+        // Global learning off: confirmed mappings are not counted.
+        if !learning_on(&mut *conn).await? {
+            return Ok(());
+        }
         let mut sp = conn.begin().await?;
         let now = crate::db::now();
         for (target, source) in mapping {
@@ -224,6 +228,10 @@ pub async fn suggestions_for(
     state: &AppState,
     sources: &[String],
 ) -> ApiResult<Vec<(String, String, f64)>> {
+    // Global learning off: auto-mapping ignores the universal suggestions.
+    if !learning_on(&state.db.pool).await? {
+        return Ok(Vec::new());
+    }
     let keys: Vec<String> = sources.iter().map(|s| suggestion_key(s)).collect();
     let rows = db::suggestions_for(&state.db.pool, &keys).await?;
     let mut out = Vec::new();
@@ -236,4 +244,311 @@ pub async fn suggestions_for(
         }
     }
     Ok(out)
+}
+
+/// Whether global learning is on (the stored setting; on when it was never stored).
+async fn learning_on<'e>(ex: impl sqlx::AnyExecutor<'e>) -> sqlx::Result<bool> {
+    Ok(
+        crate::db::settings::get(ex, crate::db::settings::GLOBAL_LEARNING)
+            .await?
+            .is_none_or(|v| v != "0"),
+    )
+}
+
+/// Above this confidence a suggestion counts as high confidence.
+pub const HIGH_CONFIDENCE: f64 = 0.8;
+/// The confidence of a suggestion an administrator adds.
+pub const NEW_SUGGESTION_CONFIDENCE: f64 = 0.8;
+/// The usage count of a suggestion an administrator adds.
+pub const NEW_SUGGESTION_USAGE: i64 = 1;
+/// Longest source column name of a suggestion.
+pub const MAX_SUGGESTION_NAME: usize = 200;
+
+/// A universal column suggestion: a source column name seen mapped to a standard column.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct UniversalSuggestion {
+    /// Id.
+    pub id: String,
+    /// The source column name (trimmed, lower case).
+    pub source_column_name: String,
+    /// The standard column.
+    pub target_column_name: String,
+    /// 0 to 1.
+    pub confidence_score: f64,
+    /// Times a confirmed mapping used it.
+    #[ts(type = "number")]
+    pub usage_count: i64,
+    /// Whether auto-mapping may use it.
+    pub enabled: bool,
+    /// When it was first seen or added.
+    pub created_at: String,
+}
+
+impl UniversalSuggestion {
+    fn from_row(r: db::SuggestionAdminRow) -> UniversalSuggestion {
+        UniversalSuggestion {
+            id: r.id,
+            source_column_name: r.source_column_name,
+            target_column_name: r.target_column_name,
+            confidence_score: r.confidence_score,
+            usage_count: r.usage_count,
+            enabled: r.enabled != 0,
+            created_at: r.created_at,
+        }
+    }
+}
+
+/// The figures of the Universal Column Mappings screen.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SuggestionStats {
+    /// Suggestions.
+    #[ts(type = "number")]
+    pub total: i64,
+    /// Enabled ones.
+    #[ts(type = "number")]
+    pub enabled: i64,
+    /// Confidence above 0.8.
+    #[ts(type = "number")]
+    pub high_confidence: i64,
+    /// Usage counts added up.
+    #[ts(type = "number")]
+    pub total_usage: i64,
+}
+
+/// The Universal Column Mappings screen: the global-learning setting, the figures and every
+/// suggestion, most confident first.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct UniversalSuggestions {
+    /// Whether confirmed mappings feed the suggestions and auto-mapping uses them.
+    pub global_learning: bool,
+    /// The figures.
+    pub stats: SuggestionStats,
+    /// The suggestions.
+    pub items: Vec<UniversalSuggestion>,
+}
+
+/// A suggestion an administrator adds.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct NewSuggestion {
+    /// The source column name (required).
+    pub source_column_name: String,
+    /// The standard column (required).
+    pub target_column_name: String,
+}
+
+/// A suggestion's switch.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct SuggestionEnabled {
+    /// Whether auto-mapping may use it.
+    pub enabled: bool,
+}
+
+/// The global-learning setting.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct GlobalLearning {
+    /// On: confirmed mappings feed the suggestions and auto-mapping uses the enabled ones.
+    pub enabled: bool,
+}
+
+/// The message of an add without both names (the specification's).
+pub const BOTH_NAMES: &str = "Please enter both source and target column names";
+
+/// The screen's data (administrators).
+pub async fn universal(state: &AppState, actor: &Actor) -> ApiResult<UniversalSuggestions> {
+    actor.user.require_admin()?;
+    let global_learning = learning_on(&state.db.pool).await?;
+    let (total, enabled, high_confidence, total_usage) =
+        db::suggestion_stats(&state.db.pool, HIGH_CONFIDENCE).await?;
+    let items = db::list_suggestions(&state.db.pool)
+        .await?
+        .into_iter()
+        .map(UniversalSuggestion::from_row)
+        .collect();
+    Ok(UniversalSuggestions {
+        global_learning,
+        stats: SuggestionStats {
+            total,
+            enabled,
+            high_confidence,
+            total_usage,
+        },
+        items,
+    })
+}
+
+/// Turns global learning on or off (administrators).
+pub async fn set_global_learning(
+    state: &AppState,
+    actor: &Actor,
+    enabled: bool,
+) -> ApiResult<GlobalLearning> {
+    actor.user.require_admin()?;
+    let mut change = Change::begin_unannounced(state).await?;
+    crate::db::settings::set(
+        change.conn(),
+        crate::db::settings::GLOBAL_LEARNING,
+        if enabled { "1" } else { "0" },
+        &actor.user.id,
+        &crate::db::now(),
+    )
+    .await?;
+    change
+        .commit_unannounced(
+            actor.audited(),
+            Audit {
+                event_type: "global_learning_changed",
+                entity_type: "app_setting",
+                entity_id: crate::db::settings::GLOBAL_LEARNING,
+                details: serde_json::json!({ "enabled": enabled }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(GlobalLearning { enabled })
+}
+
+/// The standard column a suggestion may target: a standard column of the engine (its own
+/// spelling) or a column some lever defines.
+async fn target_column(state: &AppState, name: &str) -> ApiResult<String> {
+    if let Some(f) = analysis::columns::StandardField::from_name(name) {
+        return Ok(f.name().to_owned());
+    }
+    crate::db::levers::defined_column_name(&state.db.pool, name)
+        .await?
+        .ok_or_else(|| {
+            ApiError::validation(format!(
+                "Target column \"{name}\" is not a standard column (for example Exposure_Amount or NIF)"
+            ))
+        })
+}
+
+/// Adds a suggestion with confidence 0.8 and usage 1 (administrators); 409 when the pair exists.
+pub async fn add_suggestion(
+    state: &AppState,
+    actor: &Actor,
+    input: NewSuggestion,
+) -> ApiResult<UniversalSuggestion> {
+    actor.user.require_admin()?;
+    let source = suggestion_key(&input.source_column_name);
+    let target = input.target_column_name.trim();
+    if source.is_empty() || target.is_empty() {
+        return Err(ApiError::validation(BOTH_NAMES));
+    }
+    if source.chars().count() > MAX_SUGGESTION_NAME || target.chars().count() > MAX_SUGGESTION_NAME
+    {
+        return Err(ApiError::validation(format!(
+            "Column names must be at most {MAX_SUGGESTION_NAME} characters"
+        )));
+    }
+    if source.chars().any(char::is_control) || target.chars().any(char::is_control) {
+        return Err(ApiError::validation(
+            "Column names must not contain control characters",
+        ));
+    }
+    let target = target_column(state, target).await?;
+    let id = crate::db::new_id();
+    let mut change = Change::begin_unannounced(state).await?;
+    if !db::insert_suggestion(
+        change.conn(),
+        &id,
+        &source,
+        &target,
+        NEW_SUGGESTION_CONFIDENCE,
+        NEW_SUGGESTION_USAGE,
+        &crate::db::now(),
+    )
+    .await?
+    {
+        return Err(ApiError::Conflict {
+            code: "duplicate_suggestion",
+            message: format!("A suggestion from \"{source}\" to {target} already exists"),
+        });
+    }
+    let row = db::get_suggestion(change.conn(), &id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the new suggestion is missing")))?;
+    change
+        .commit_unannounced(
+            actor.audited(),
+            Audit {
+                event_type: "universal_suggestion_created",
+                entity_type: "universal_column_suggestion",
+                entity_id: &id,
+                details: serde_json::json!({ "source": source, "target": target }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(UniversalSuggestion::from_row(row))
+}
+
+/// Enables or disables a suggestion (administrators).
+pub async fn set_suggestion_enabled(
+    state: &AppState,
+    actor: &Actor,
+    id: &str,
+    enabled: bool,
+) -> ApiResult<UniversalSuggestion> {
+    actor.user.require_admin()?;
+    let mut change = Change::begin_unannounced(state).await?;
+    if !db::set_suggestion_enabled(change.conn(), id, enabled, &crate::db::now()).await? {
+        return Err(ApiError::not_found("Suggestion not found"));
+    }
+    let row = db::get_suggestion(change.conn(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Suggestion not found"))?;
+    change
+        .commit_unannounced(
+            actor.audited(),
+            Audit {
+                event_type: if enabled {
+                    "universal_suggestion_enabled"
+                } else {
+                    "universal_suggestion_disabled"
+                },
+                entity_type: "universal_column_suggestion",
+                entity_id: id,
+                details: serde_json::json!({ "source": row.source_column_name, "target": row.target_column_name }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(UniversalSuggestion::from_row(row))
+}
+
+/// Removes a suggestion (administrators).
+pub async fn delete_suggestion(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> {
+    actor.user.require_admin()?;
+    let mut change = Change::begin_unannounced(state).await?;
+    let row = db::get_suggestion(change.conn(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Suggestion not found"))?;
+    if !db::delete_suggestion(change.conn(), id).await? {
+        return Err(ApiError::not_found("Suggestion not found"));
+    }
+    change
+        .commit_unannounced(
+            actor.audited(),
+            Audit {
+                event_type: "universal_suggestion_deleted",
+                entity_type: "universal_column_suggestion",
+                entity_id: id,
+                details: serde_json::json!({ "source": row.source_column_name, "target": row.target_column_name }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(())
 }

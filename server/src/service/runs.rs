@@ -912,3 +912,187 @@ pub async fn client_figures(
     let mut conn = state.db.pool.acquire().await?;
     crate::service::savings::figures(&mut conn, client_id).await
 }
+
+/// A run in the administrators' list: its snapshot (which `run.progress` events on `admin:runs`
+/// replace) and the names of its client, file and lever.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AdminRun {
+    /// The run.
+    pub run: RunSnapshot,
+    /// Its client's name.
+    pub client_name: String,
+    /// Its file's name.
+    pub file_name: String,
+    /// Its lever's name (chosen, or found by classification).
+    pub lever_name: Option<String>,
+}
+
+impl AdminRun {
+    fn from_row(r: &db::AdminRunRow) -> AdminRun {
+        AdminRun {
+            run: RunSnapshot::from_row(&r.run),
+            client_name: r.client_name.clone(),
+            file_name: r.file_name.clone(),
+            lever_name: r.lever_name.clone(),
+        }
+    }
+}
+
+/// One page of the administrators' run list.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AdminRunPage {
+    /// The runs, newest first.
+    pub items: Vec<AdminRun>,
+    /// Runs matching the filters.
+    #[ts(type = "number")]
+    pub total: i64,
+    /// The page (from 1).
+    #[ts(type = "number")]
+    pub page: i64,
+    /// Runs per page.
+    #[ts(type = "number")]
+    pub page_size: i64,
+}
+
+/// Page sizes of the administrators' run list.
+pub const ADMIN_PAGE_SIZES: [i64; 4] = [5, 10, 20, 50];
+
+/// The filters and page of the administrators' run list (`None`/empty: any).
+#[derive(Debug, Clone, Default)]
+pub struct AdminRunQuery {
+    /// One state.
+    pub state: Option<String>,
+    /// One client.
+    pub client_id: Option<String>,
+    /// The page, from 1 (default 1).
+    pub page: Option<i64>,
+    /// 5, 10, 20 or 50 (default 10).
+    pub page_size: Option<i64>,
+}
+
+/// Every client's runs, newest first, filtered and paged by the database (administrators).
+pub async fn list_admin(
+    state: &AppState,
+    actor: &Actor,
+    q: AdminRunQuery,
+) -> ApiResult<AdminRunPage> {
+    actor.user.require_admin()?;
+    let run_state = q.state.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    if let Some(s) = run_state
+        && RunState::parse(s).is_none()
+    {
+        return Err(ApiError::validation(
+            "Status must be queued, running, completed, failed, pending_review or cancelled",
+        ));
+    }
+    let client_id = q
+        .client_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let page = q.page.unwrap_or(1);
+    if page < 1 || page > 1_000_000 {
+        return Err(ApiError::validation("Page must be 1 or more"));
+    }
+    let page_size = q.page_size.unwrap_or(10);
+    if !ADMIN_PAGE_SIZES.contains(&page_size) {
+        return Err(ApiError::validation("Page size must be 5, 10, 20 or 50"));
+    }
+    let filter = db::AdminRunFilter {
+        state: run_state,
+        client_id,
+    };
+    let total = db::count_admin(&state.db.pool, filter).await?;
+    let rows = db::list_admin(&state.db.pool, filter, page_size, (page - 1) * page_size).await?;
+    Ok(AdminRunPage {
+        items: rows.iter().map(AdminRun::from_row).collect(),
+        total,
+        page,
+        page_size,
+    })
+}
+
+/// One run with its names (administrators; the runs screen reads a run it learns of from an
+/// event).
+pub async fn get_admin(state: &AppState, actor: &Actor, id: &str) -> ApiResult<AdminRun> {
+    actor.user.require_admin()?;
+    let row = db::get_admin(&state.db.pool, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Run not found"))?;
+    Ok(AdminRun::from_row(&row))
+}
+
+/// Queues a new run of a failed run's file with the same mode, lever and options, for a caller
+/// who may write the client's data (the access decision; the API offers it to administrators).
+/// Refused (409) unless the run failed and is its file's latest run. The new run is announced on
+/// the run's topic and `admin:runs` like any queued run; the file goes back to `queued`.
+pub async fn retry(state: &AppState, actor: Actor, id: &str) -> ApiResult<RunSnapshot> {
+    let row = db::get(&state.db.pool, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Run not found"))?;
+    let scope = scope_of(state, actor.clone(), &row.client_id, Need::Write).await?;
+    let mut change = Change::begin(state, files_topic(&row.client_id)).await?;
+    // Read again in the change: a concurrent retry of the same run queues one run only.
+    let row = db::get(change.conn(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Run not found"))?;
+    if row.state != RunState::Failed.as_str() {
+        return Err(ApiError::Conflict {
+            code: "run_not_failed",
+            message: "Only a failed run can be retried".into(),
+        });
+    }
+    match db::latest_for_file(change.conn(), &row.file_id).await? {
+        Some(latest) if latest.id != row.id => {
+            return Err(ApiError::Conflict {
+                code: "run_superseded",
+                message: "This file has been processed again since this run: retry its latest run"
+                    .into(),
+            });
+        }
+        _ => {}
+    }
+    let options: RunOptions = serde_json::from_str(&row.options).unwrap_or_default();
+    let mode = RunMode::parse(&row.mode);
+    let new_id = enqueue(
+        change.conn(),
+        NewRun {
+            client_id: row.client_id.clone().into(),
+            file_id: row.file_id.clone(),
+            user_id: scope.user().id.clone(),
+            mode,
+            lever_id: row.lever_id.clone(),
+            mapping: options.mapping,
+            risk_weight_format: options.risk_weight_format,
+            maturity_unit: options.maturity_unit,
+        },
+    )
+    .await?;
+    db::set_file_status(change.conn(), &row.file_id, "queued", None).await?;
+    let snap = snapshot_in(change.conn(), &new_id).await?;
+    change
+        .also(
+            Topic::Admin { area: "files" },
+            file_change(&row.client_id, &row.file_id),
+        )
+        .await?;
+    change.also_run_progress(snap.clone());
+    change
+        .commit(
+            &actor,
+            file_change(&row.client_id, &row.file_id),
+            Audit {
+                event_type: "run_retried",
+                entity_type: "processing_run",
+                entity_id: &new_id,
+                details: serde_json::json!({ "fileId": row.file_id, "retryOf": row.id }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(snap)
+}

@@ -727,8 +727,13 @@ async fn levers_and_their_columns() {
             .as_str()
             .is_some_and(|d| !d.is_empty())
     );
-    // Defined columns win over the fallbacks.
+    // Defined columns win over the fallbacks (the lever's seeded definitions removed first).
     let mdb = by_code("mdb");
+    sqlx::query("DELETE FROM lever_column_definitions WHERE lever_id = $1")
+        .bind(&mdb)
+        .execute(&app.state.db.pool)
+        .await
+        .unwrap();
     sqlx::query("INSERT INTO lever_column_definitions (id, lever_id, column_name, column_type, description, is_required, category, display_order, created_at, updated_at) VALUES ('d1', $1, 'LEI', 'text', 'Legal entity identifier', 1, 'core', 1, '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')")
         .bind(&mdb)
         .execute(&app.state.db.pool)
@@ -838,6 +843,12 @@ async fn administrators_manage_lever_column_definitions() {
         .as_str()
         .unwrap()
         .to_string();
+    // A lever without definitions (its seeded ones removed).
+    sqlx::query("DELETE FROM lever_column_definitions WHERE lever_id = $1")
+        .bind(&rgla)
+        .execute(&app.state.db.pool)
+        .await
+        .unwrap();
     let path = format!("/api/levers/{rgla}/column-definitions");
     let body = json!({"name": " NIF ", "dataType": "text", "category": "core", "isRequired": true, "description": "Tax id", "displayOrder": 1});
     let r = user.post(&path, body.clone()).await;
@@ -888,14 +899,18 @@ async fn administrators_manage_lever_column_definitions() {
     assert_eq!(r.status(), StatusCode::OK);
     let (_, cols) = user.json(&format!("/api/levers/{rgla}/columns")).await;
     assert_eq!(cols[1]["name"], "NIF");
-    assert_eq!(cols[1]["isRequired"], false);
+    // No required definition left: the engine requires the specification's RGLA set, NIF
+    // among them, and the dialog says so.
+    assert_eq!(cols[1]["isRequired"], true);
+    assert_eq!(cols[0]["isRequired"], false);
     assert_eq!(
         delete(&admin, &format!("/api/lever-column-definitions/{id}")).await,
         StatusCode::NO_CONTENT
     );
     let (_, defs) = admin.json(&path).await;
     assert_eq!(defs.as_array().unwrap().len(), 1);
-    assert_eq!(user.get(&path).await.status(), StatusCode::FORBIDDEN);
+    // Every signed-in user reads them.
+    assert_eq!(user.get(&path).await.status(), StatusCode::OK);
 }
 
 /// The six levers come with the migrations: a database without the demo data has them, and the

@@ -4,6 +4,7 @@
 
 mod helpers;
 
+mod admin_config;
 mod auth;
 mod board;
 mod contract;

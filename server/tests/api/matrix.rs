@@ -93,6 +93,12 @@ enum Needs {
     Definition,
     /// A queued processing run of a file of Bank A (no worker runs in the matrix's server).
     Run,
+    /// A failed processing run of a file of Bank A (its file's latest).
+    FailedRun,
+    /// A universal column suggestion.
+    Suggestion,
+    /// A lever without column definitions (written directly).
+    BareLever,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -249,6 +255,22 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/runs", Rule::ClientRead, 200).on_client(),
     route("GET", "/api/runs/{run_id}", Rule::ClientRead, 200).needs(Needs::Run),
     route("POST", "/api/runs/{run_id}/cancel", Rule::ClientWrite, 200).needs(Needs::Run),
+    // Processing runs of every client (administrators).
+    route("GET", "/api/admin/runs", Rule::Admin, 200),
+    route("GET", "/api/admin/runs/{run_id}", Rule::Admin, 200).needs(Needs::Run),
+    route("POST", "/api/admin/runs/{run_id}/retry", Rule::Admin, 201).needs(Needs::FailedRun),
+    // Universal column mappings (administrators).
+    route("GET", "/api/admin/universal-suggestions", Rule::Admin, 200),
+    route("POST", "/api/admin/universal-suggestions", Rule::Admin, 201).body(|f| {
+        Some(json!({"sourceColumnName": format!("Matrix source {}", f.unique), "targetColumnName": "NIF"}))
+    }),
+    route("PATCH", "/api/admin/universal-suggestions/{suggestion_id}", Rule::Admin, 200)
+        .needs(Needs::Suggestion)
+        .body(|_| Some(json!({"enabled": false}))),
+    route("DELETE", "/api/admin/universal-suggestions/{suggestion_id}", Rule::Admin, 204)
+        .needs(Needs::Suggestion),
+    route("PUT", "/api/admin/universal-suggestions/learning", Rule::Admin, 200)
+        .body(|_| Some(json!({"enabled": true}))),
     // Files: the upload routes are called with a JSON body, so callers who may upload get the
     // multipart refusal (400); the uploads themselves are tested in files.rs.
     route("GET", "/api/files", Rule::ClientRead, 200).on_client(),
@@ -265,8 +287,11 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/files/{file_id}/processed", Rule::ClientRead, 404).needs(Needs::File),
     route("GET", "/api/levers", Rule::SignedIn, 200),
     route("GET", "/api/levers/{lever_id}/columns", Rule::SignedIn, 200).needs(Needs::Lever),
-    route("GET", "/api/levers/{lever_id}/column-definitions", Rule::Admin, 200)
+    route("GET", "/api/levers/{lever_id}/column-definitions", Rule::SignedIn, 200)
         .needs(Needs::Lever),
+    route("PUT", "/api/levers/{lever_id}/column-definitions/order", Rule::Admin, 200)
+        .needs(Needs::BareLever)
+        .body(|_| Some(json!({"ids": []}))),
     route("POST", "/api/levers/{lever_id}/column-definitions", Rule::Admin, 201)
         .needs(Needs::Lever)
         .body(|f| {
@@ -456,6 +481,33 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             .await
         }
         Needs::Run => queued_run(app, &f.client, n).await,
+        Needs::FailedRun => {
+            let run = queued_run(app, &f.client, n).await;
+            sqlx::query("UPDATE processing_runs SET state = 'failed', stage = 'done', error = 'Matrix failure' WHERE id = $1")
+                .bind(&run)
+                .execute(&app.state.db.pool)
+                .await
+                .unwrap();
+            run
+        }
+        Needs::Suggestion => {
+            id_of(
+                admin,
+                Method::POST,
+                "/api/admin/universal-suggestions",
+                json!({"sourceColumnName": format!("Own source {n}"), "targetColumnName": "LEI"}),
+            )
+            .await
+        }
+        Needs::BareLever => server::db::clients::insert_lever(
+            &app.state.db.pool,
+            None,
+            &format!("Matrix lever {n}"),
+            "",
+            "Assets",
+        )
+        .await
+        .unwrap(),
     }
 }
 
@@ -587,6 +639,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{lever_id}", &f.fresh)
                 .replace("{definition_id}", &f.fresh)
                 .replace("{run_id}", &f.fresh)
+                .replace("{suggestion_id}", &f.fresh)
                 .replace("{token}", "no-such-invitation-token");
             let url = format!(
                 "{}{}{}",

@@ -25,6 +25,6 @@ isRequired: boolean,
  */
 category: string, 
 /**
- * Position in the list (0 when absent).
+ * Position in the list (absent: after the last on create, unchanged on update).
  */
-displayOrder: number, };
+displayOrder: number | null, };
