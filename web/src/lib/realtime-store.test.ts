@@ -93,6 +93,49 @@ describe('the event socket', () => {
     expect(a.events).toEqual([8, 12])
   })
 
+  it('checks the admin runs topic per run: interleaved runs are neither gaps nor stale', () => {
+    const events: [string, number][] = []
+    let resyncs = 0
+    subscribeTopic('admin:runs', {
+      onEvent: (f) => {
+        if (f.type === 'run.progress') events.push([f.data.id, f.seq])
+      },
+      onResync: () => void resyncs++,
+    })
+    const ws = latest()
+    ws.open()
+    ws.frame('admin:runs', 0, 'subscribed')
+    expect(resyncs).toBe(1)
+    const run = (id: string) => ({ id })
+    // Two runs under way, each numbering its own events (the second in its second attempt).
+    ws.frame('admin:runs', 4294967297, 'run.progress', run('r1'))
+    ws.frame('admin:runs', 8589934593, 'run.progress', run('r2'))
+    ws.frame('admin:runs', 4294967298, 'run.progress', run('r1'))
+    ws.frame('admin:runs', 8589934594, 'run.progress', run('r2'))
+    ws.frame('admin:runs', 5, 'run.progress', run('r3')) // a new run, first seen
+    ws.frame('admin:runs', 4294967299, 'run.progress', run('r1'))
+    ws.frame('admin:runs', 6, 'run.progress', run('r3'))
+    expect(events).toEqual([
+      ['r1', 4294967297],
+      ['r2', 8589934593],
+      ['r1', 4294967298],
+      ['r2', 8589934594],
+      ['r3', 5],
+      ['r1', 4294967299],
+      ['r3', 6],
+    ])
+    expect(resyncs).toBe(1)
+    expect(useRealtimeStore.getState().gaps).toBe(0)
+    // Per run: a duplicate is dropped, a jump within one run is a gap.
+    ws.frame('admin:runs', 6, 'run.progress', run('r3'))
+    expect(events).toHaveLength(7)
+    ws.frame('admin:runs', 9, 'run.progress', run('r3'))
+    expect(resyncs).toBe(2)
+    expect(useRealtimeStore.getState().gaps).toBe(1)
+    ws.frame('admin:runs', 10, 'run.progress', run('r3'))
+    expect(events.at(-1)).toEqual(['r3', 10])
+  })
+
   it('reconnects with backoff, resubscribes every topic and refetches', async () => {
     const a = listener()
     const b = listener()

@@ -18,6 +18,10 @@ import { queryClient } from './query-client'
  * - Each topic's sequence is tracked: an event with the next number is delivered, an older one is
  *   dropped, and a jump (a missed event) makes the listeners refetch (`onResync`). After every
  *   (re)subscription the listeners refetch too, so a reconnect never leaves a stale screen.
+ * - Topics that relay other topics' events with their own numbers ({@link PER_ENTITY_TOPICS}:
+ *   `admin:runs` carries each run's `run.progress` with that run's `seq`) are checked per entity,
+ *   so interleaved runs are neither gaps nor stale; the first event of an entity since the
+ *   subscription is delivered (the screen compares it with the snapshot it read).
  * - A lost socket is reopened with exponential backoff and jitter, 1 s to 30 s.
  * - The client pings every 25 s and gives the server 10 s to answer before reconnecting; the
  *   server itself pings every 20 s and drops silent sockets after 40 s.
@@ -58,6 +62,14 @@ export function classifySeq(last: number, seq: number): SeqVerdict {
   if (seq <= last) return 'stale'
   if (seq === last + 1) return 'apply'
   return 'gap'
+}
+
+/**
+ * Topics whose events carry the sequence of the entity they are about rather than the topic's
+ * own: the entity of an event (`null`: checked per topic).
+ */
+export const PER_ENTITY_TOPICS: Readonly<Record<string, (frame: EventFrame) => string | null>> = {
+  'admin:runs': (frame) => (frame.type === 'run.progress' ? frame.data.id : null),
 }
 
 type SocketLike = {
@@ -118,6 +130,8 @@ export const useRealtimeStore = create<RealtimeState>()(() => ({
 
 const listeners = new Map<string, Set<TopicListener>>()
 const lastSeq = new Map<string, number>()
+/** The last sequence seen per entity of each {@link PER_ENTITY_TOPICS} topic. */
+const entitySeq = new Map<string, Map<string, number>>()
 let socket: SocketLike | null = null
 let retryTimer: ReturnType<typeof setTimeout> | null = null
 let pingTimer: ReturnType<typeof setInterval> | null = null
@@ -156,12 +170,14 @@ function handleFrame(frame: EventFrame) {
       return
     case 'subscribed':
       lastSeq.set(frame.topic, frame.seq)
+      entitySeq.delete(frame.topic)
       // Whatever the screen fetched before this point may miss events: refetch once.
       resync(frame.topic)
       return
     case 'denied':
     case 'unsubscribed':
       lastSeq.delete(frame.topic)
+      entitySeq.delete(frame.topic)
       resync(frame.topic)
       return
     case 'resync':
@@ -174,9 +190,23 @@ function handleFrame(frame: EventFrame) {
   }
   const last = lastSeq.get(frame.topic)
   if (last === undefined) return // not (or no longer) subscribed
-  const verdict = classifySeq(last, frame.seq)
-  if (verdict === 'stale') return
-  lastSeq.set(frame.topic, frame.seq)
+  const entity = PER_ENTITY_TOPICS[frame.topic]?.(frame) ?? null
+  let verdict: SeqVerdict
+  if (entity !== null) {
+    let seen = entitySeq.get(frame.topic)
+    if (!seen) {
+      seen = new Map()
+      entitySeq.set(frame.topic, seen)
+    }
+    const lastOfEntity = seen.get(entity)
+    verdict = lastOfEntity === undefined ? 'apply' : classifySeq(lastOfEntity, frame.seq)
+    if (verdict === 'stale') return
+    seen.set(entity, frame.seq)
+  } else {
+    verdict = classifySeq(last, frame.seq)
+    if (verdict === 'stale') return
+    lastSeq.set(frame.topic, frame.seq)
+  }
   if (verdict === 'gap') {
     setStatus({ gaps: useRealtimeStore.getState().gaps + 1 })
     resync(frame.topic)
@@ -225,6 +255,7 @@ function connect() {
     opened = true
     setStatus({ status: 'open', attempt: 0, nextRetryAt: null })
     lastSeq.clear()
+    entitySeq.clear()
     const topics = [...listeners.keys()]
     if (topics.length > 0) send({ op: 'subscribe', topics })
     pingTimer = setInterval(() => {
@@ -246,6 +277,7 @@ function connect() {
     socket = null
     clearTimers()
     lastSeq.clear()
+    entitySeq.clear()
     // A socket refused before opening (expired access cookie) or closed for an ended session
     // makes the next attempt check the session first.
     scheduleReconnect(!opened || ev.code === EventCloseCode.UNAUTHENTICATED)
@@ -276,6 +308,7 @@ export function subscribeTopic(topic: string, listener: TopicListener): () => vo
       listeners.delete(topic)
       setStatus({ liveTopics: listeners.size })
       lastSeq.delete(topic)
+      entitySeq.delete(topic)
       send({ op: 'unsubscribe', topics: [topic] })
     }
   }
@@ -308,6 +341,7 @@ export function resetRealtime(): void {
   ws?.close(1000, 'closed')
   listeners.clear()
   lastSeq.clear()
+  entitySeq.clear()
   sessionHolders = 0
   useRealtimeStore.setState({ status: 'idle', attempt: 0, nextRetryAt: null, gaps: 0, liveTopics: 0 })
 }
