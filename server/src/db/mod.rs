@@ -9,6 +9,7 @@ use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 
 pub mod board;
+pub mod classification;
 pub mod clients;
 pub mod files;
 pub mod levers;

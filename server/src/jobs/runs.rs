@@ -421,6 +421,14 @@ async fn work(
     let shared2 = shared.clone();
     let country = input.country.clone();
     let enhanced = lever.is_none();
+    // What people decided on earlier classifications, which the classifier takes into account.
+    let reviews = if enhanced {
+        crate::service::classification::reviews(&state.db.pool)
+            .await
+            .map_err(|e| internal(run, e))?
+    } else {
+        Vec::new()
+    };
     let fixed = lever.as_ref().map(|l| l.2);
     let original_path = original.path().to_path_buf();
     let name2 = name.clone();
@@ -492,20 +500,32 @@ async fn work(
                 .iter()
                 .map(|r| r.iter().map(String::as_str).collect())
                 .collect();
-            let c = analysis::classify::classify(&headers, &rows, engine.refdata());
-            if c.lever.is_none() || c.confidence < CONFIDENCE_THRESHOLD {
+            let c = analysis::classify::classify_with_feedback(
+                &headers,
+                &rows,
+                engine.refdata(),
+                &reviews,
+            );
+            let learning = crate::service::classification::learning(&reviews, &headers);
+            let review = c.lever.is_none() || c.confidence < CONFIDENCE_THRESHOLD;
+            let c = Classified::new(c, &headers, learning);
+            if review {
                 return Ok(Engined::Review(c));
             }
             classification = Some(c);
         }
-        let required_columns =
-            required_for(fixed.or(classification.as_ref().and_then(|c| c.lever)));
+        // The classified lever is the one analysed (the engine does not classify again).
+        let lever_choice = match (fixed, classification.as_ref().and_then(|c| c.c.lever)) {
+            (Some(l), _) | (None, Some(l)) => LeverChoice::Fixed(l),
+            (None, None) => LeverChoice::Auto,
+        };
+        let required_columns = match &lever_choice {
+            LeverChoice::Fixed(l) => required_for(Some(*l)),
+            _ => None,
+        };
         let opts = AnalyzeOptions {
             required_columns,
-            lever: match fixed {
-                Some(l) => LeverChoice::Fixed(l),
-                None => LeverChoice::Auto,
-            },
+            lever: lever_choice,
             mapping,
             output_kind: Some(out_kind),
             limits,
@@ -542,7 +562,7 @@ async fn work(
     let engined = started.elapsed();
 
     let (report, classification) = match engine_result {
-        Engined::Review(c) => {
+        Engined::Review(Classified { c, json }) => {
             let lever = match c.lever {
                 Some(l) => runs::lever_by_code(state, l.as_str())
                     .await
@@ -563,7 +583,7 @@ async fn work(
                     not_matched: 0,
                     errors: 0,
                     mapped_columns: 0,
-                    classification: serde_json::to_value(&c).ok(),
+                    classification: Some(json),
                     checks: RunChecks {
                         error_rows: 0,
                         unreadable_values: 0,
@@ -600,15 +620,13 @@ async fn work(
         lever_name,
         savings_rwas,
         savings_bps: crate::service::savings::bps(&figures, savings_rwas),
-        confidence: classification.as_ref().map(|c| c.confidence),
+        confidence: classification.as_ref().map(|c| c.c.confidence),
         rows: s.rows,
         matched: s.matched,
         not_matched: s.not_matched,
         errors: s.errors,
         mapped_columns: s.mapping.0.len() as u64,
-        classification: classification
-            .as_ref()
-            .and_then(|c| serde_json::to_value(c).ok()),
+        classification: classification.map(|c| c.json),
         checks: RunChecks {
             error_rows: s.errors,
             unreadable_values: s.aggregates.data_quality.unreadable.values().sum(),
@@ -699,11 +717,33 @@ impl Original {
 }
 
 enum Engined {
-    Review(analysis::classify::Classification),
-    Done(
-        Box<analysis::pipeline::AnalysisReport>,
-        Option<analysis::classify::Classification>,
-    ),
+    Review(Classified),
+    Done(Box<analysis::pipeline::AnalysisReport>, Option<Classified>),
+}
+
+/// An enhanced-AI run's classification, and what the run stores of it: the classifier's
+/// output with the file's column names (what a later review of the file teaches the classifier)
+/// and the figures of past reviews (`learning`, absent without reviews).
+struct Classified {
+    c: analysis::classify::Classification,
+    json: serde_json::Value,
+}
+
+impl Classified {
+    fn new(
+        c: analysis::classify::Classification,
+        headers: &[&str],
+        learning: Option<crate::service::classification::Learning>,
+    ) -> Classified {
+        let mut json = serde_json::to_value(&c).unwrap_or(serde_json::Value::Null);
+        if let Some(o) = json.as_object_mut() {
+            o.insert("headers".into(), serde_json::json!(headers));
+            if let Some(l) = learning.and_then(|l| serde_json::to_value(l).ok()) {
+                o.insert("learning".into(), l);
+            }
+        }
+        Classified { c, json }
+    }
 }
 
 /// Logs an internal failure and gives the user a plain message.

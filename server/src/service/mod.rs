@@ -12,6 +12,7 @@
 
 pub mod auth;
 pub mod board;
+pub mod classification;
 pub mod clients;
 pub mod dashboard;
 pub mod files;

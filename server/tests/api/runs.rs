@@ -16,7 +16,7 @@ use crate::helpers::*;
 use crate::realtime::{Ws, client_id};
 
 /// A generated exposure file of `rows` rows of `lever`.
-fn generated_csv(lever: analysis::model::Lever, rows: usize, seed: u64) -> Vec<u8> {
+pub(crate) fn generated_csv(lever: analysis::model::Lever, rows: usize, seed: u64) -> Vec<u8> {
     let mut out = Vec::new();
     analysis::generate::generate_exposures(
         lever,
@@ -30,7 +30,7 @@ fn generated_csv(lever: analysis::model::Lever, rows: usize, seed: u64) -> Vec<u
 }
 
 /// Stores `bytes` as an uploaded original of `client` and inserts its file row: its id.
-async fn stored_file(app: &TestApp, client: &str, name: &str, bytes: &[u8]) -> String {
+pub(crate) async fn stored_file(app: &TestApp, client: &str, name: &str, bytes: &[u8]) -> String {
     let key = server::storage::Storage::input_key(&client.into(), name);
     let tmp = app.state.storage.temp_file().unwrap();
     std::fs::write(tmp.path(), bytes).unwrap();
@@ -67,7 +67,7 @@ async fn user_id(app: &TestApp, email: &str) -> String {
 }
 
 /// Queues a run of a file, as an upload does (in a transaction).
-async fn queue(
+pub(crate) async fn queue(
     app: &TestApp,
     client: &str,
     file_id: &str,
@@ -103,7 +103,7 @@ async fn snapshot(s: &Session, run: &str) -> Value {
 }
 
 /// Waits (up to `secs`) for a run to end; its snapshot.
-async fn wait_final(s: &Session, run: &str, secs: u64) -> Value {
+pub(crate) async fn wait_final(s: &Session, run: &str, secs: u64) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
     loop {
         let v = snapshot(s, run).await;
@@ -119,7 +119,7 @@ async fn wait_final(s: &Session, run: &str, secs: u64) -> Value {
     }
 }
 
-async fn file_row(
+pub(crate) async fn file_row(
     app: &TestApp,
     file: &str,
 ) -> (i64, f64, f64, String, Option<String>, Option<String>) {
@@ -133,7 +133,7 @@ async fn file_row(
     .unwrap()
 }
 
-async fn client_totals(app: &TestApp, client: &str) -> (f64, f64) {
+pub(crate) async fn client_totals(app: &TestApp, client: &str) -> (f64, f64) {
     sqlx::query_as("SELECT cet1_savings_rwas, cet1_savings_bps FROM clients WHERE id = $1")
         .bind(client)
         .fetch_one(&app.state.db.pool)
@@ -189,7 +189,7 @@ async fn previous_month_total(app: &TestApp, client: &str) -> f64 {
 }
 
 /// Bank A's official figures, as the seed writes them.
-async fn figures(app: &TestApp, client: &str) -> (f64, f64) {
+pub(crate) async fn figures(app: &TestApp, client: &str) -> (f64, f64) {
     sqlx::query_as("SELECT official_cet1_capital, official_total_rwas FROM clients WHERE id = $1")
         .bind(client)
         .fetch_one(&app.state.db.pool)
@@ -198,7 +198,7 @@ async fn figures(app: &TestApp, client: &str) -> (f64, f64) {
 }
 
 /// `capopt analyze` on the same file: (summary, output bytes).
-fn cli(
+pub(crate) fn cli(
     bytes: &[u8],
     name: &str,
     lever: &str,
@@ -740,6 +740,132 @@ async fn manual_mode_analyses_under_the_chosen_lever() {
     assert_eq!(
         v["result"]["savingsRwas"].as_f64().unwrap(),
         summary.total_rwa_saving
+    );
+}
+
+/// A person's decision on a classified file is stored once per run, read back by the classifier
+/// (a file with the same columns shows it in its evidence) and measured (the 'Continuous
+/// Learning' figures, absent until a review exists); a manual run classified nothing, so
+/// reviewing it records nothing.
+#[tokio::test]
+async fn a_reviewed_classification_teaches_the_classifier_and_is_measured() {
+    use server::service::classification::record_review;
+    let app = TestApp::spawn().await;
+    let s = app.login(USER_A).await;
+    let client = client_id(&app, "Bank A").await;
+    let admin = user_id(&app, ADMIN).await;
+    let file = stored_file(
+        &app,
+        &client,
+        "first.csv",
+        &generated_csv(analysis::model::Lever::Pse, 300, 31),
+    )
+    .await;
+    let run = queue(&app, &client, &file, RunMode::EnhancedAi, None).await;
+    let v = wait_final(&s, &run, 60).await;
+    assert_eq!(v["state"], "completed", "{v}");
+    let c = &v["result"]["classification"];
+    assert_eq!(c["lever"], "pse");
+    assert!(!c["headers"].as_array().unwrap().is_empty(), "{c}");
+    assert!(
+        c.get("learning").is_none(),
+        "no reviews yet, no figures: {c}"
+    );
+
+    let row = server::db::runs::get(&app.state.db.pool, &run)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut conn = app.state.db.pool.acquire().await.unwrap();
+    assert!(
+        record_review(&mut conn, &row, "rgla", Some(&admin), "regional")
+            .await
+            .unwrap()
+    );
+    // A second review of the same run replaces the first.
+    assert!(
+        record_review(&mut conn, &row, "pse", Some(&admin), "")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !record_review(&mut conn, &row, "not-a-lever", Some(&admin), "")
+            .await
+            .unwrap()
+    );
+    let (n, reviewed): (i64, String) = sqlx::query_as(
+        "SELECT COUNT(*), MAX(reviewed_lever) FROM classification_feedback WHERE run_id = $1",
+    )
+    .bind(&run)
+    .fetch_one(&mut *conn)
+    .await
+    .unwrap();
+    assert_eq!((n, reviewed.as_str()), (1, "pse"));
+
+    let (lever,): (String,) = sqlx::query_as("SELECT id FROM levers WHERE code = 'pse'")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    drop(conn);
+    let manual_file = stored_file(
+        &app,
+        &client,
+        "manual.csv",
+        &generated_csv(analysis::model::Lever::Pse, 50, 33),
+    )
+    .await;
+    let manual = queue(&app, &client, &manual_file, RunMode::Manual, Some(&lever)).await;
+    assert_eq!(wait_final(&s, &manual, 60).await["state"], "completed");
+    let manual_row = server::db::runs::get(&app.state.db.pool, &manual)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut conn = app.state.db.pool.acquire().await.unwrap();
+    assert!(
+        !record_review(&mut conn, &manual_row, "pse", Some(&admin), "")
+            .await
+            .unwrap(),
+        "a manual run classified nothing"
+    );
+    drop(conn);
+
+    let second = stored_file(
+        &app,
+        &client,
+        "second.csv",
+        &generated_csv(analysis::model::Lever::Pse, 300, 32),
+    )
+    .await;
+    let run2 = queue(&app, &client, &second, RunMode::EnhancedAi, None).await;
+    let v2 = wait_final(&s, &run2, 60).await;
+    assert_eq!(v2["state"], "completed", "{v2}");
+    let c2 = &v2["result"]["classification"];
+    let l = &c2["learning"];
+    assert_eq!(
+        (
+            &l["reviewed"],
+            &l["approved"],
+            &l["accuracy"],
+            &l["similar"]
+        ),
+        (
+            &Value::from(1),
+            &Value::from(1),
+            &Value::from(1.0),
+            &Value::from(1)
+        ),
+        "{c2}"
+    );
+    assert_eq!(l["earlierAccuracy"], Value::Null);
+    assert!(
+        c2["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("reviewed as pse (approved)"))),
+        "{c2}"
     );
 }
 

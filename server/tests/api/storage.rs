@@ -181,15 +181,12 @@ async fn s3_storage() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// Uploads, downloads and deletes through the API with the server's files in S3 (`make
-/// test-storage-s3`); skipped without `S3_TEST_ENDPOINT`.
-#[tokio::test]
-#[ignore = "needs an S3-compatible server: make test-storage-s3"]
-async fn s3_upload_download_and_delete_through_the_api() {
-    use crate::helpers::*;
+/// A server whose files live in a fresh bucket of the S3-compatible server at `S3_TEST_ENDPOINT`;
+/// `None` (the test is skipped) without it.
+async fn s3_app(what: &str) -> Option<crate::helpers::TestApp> {
     let Ok(endpoint) = std::env::var("S3_TEST_ENDPOINT") else {
-        eprintln!("S3_TEST_ENDPOINT is not set: the S3 API test did not run");
-        return;
+        eprintln!("S3_TEST_ENDPOINT is not set: the S3 {what} test did not run");
+        return None;
     };
     let bucket = format!("capopt-api-{}", uuid::Uuid::new_v4().simple());
     let r = reqwest::Client::new()
@@ -198,7 +195,7 @@ async fn s3_upload_download_and_delete_through_the_api() {
         .await
         .expect("the S3 test server answers");
     assert!(r.status().is_success());
-    let app = TestApp::spawn_with(|c| {
+    let app = crate::helpers::TestApp::spawn_with(|c| {
         c.s3_bucket = Some(bucket.clone());
         c.s3_endpoint = Some(endpoint.clone());
         c.s3_region = Some("us-east-1".into());
@@ -210,6 +207,18 @@ async fn s3_upload_download_and_delete_through_the_api() {
         app.state.storage.backend(),
         server::storage::Backend::S3 { .. }
     ));
+    Some(app)
+}
+
+/// Uploads, downloads and deletes through the API with the server's files in S3 (`make
+/// test-storage-s3`); skipped without `S3_TEST_ENDPOINT`.
+#[tokio::test]
+#[ignore = "needs an S3-compatible server: make test-storage-s3"]
+async fn s3_upload_download_and_delete_through_the_api() {
+    use crate::helpers::*;
+    let Some(app) = s3_app("API").await else {
+        return;
+    };
     let s = app.login(USER_A).await;
     let csv = "NIF,Exposure_Amount\nQ2826000H,1000\n";
     let csrf = s.cookie("capopt_csrf").unwrap_or_default();
@@ -242,4 +251,63 @@ async fn s3_upload_download_and_delete_through_the_api() {
         .unwrap();
     assert_eq!(r.status(), reqwest::StatusCode::NO_CONTENT);
     assert!(app.state.storage.list_keys().await.unwrap().is_empty());
+}
+
+/// A processing run with the server's files in S3 (`make test-storage-s3`): it reads the original
+/// from the bucket, writes the processed output there, and both match the command line on the
+/// same file; the processed download through the API is that output. Skipped without
+/// `S3_TEST_ENDPOINT`.
+#[tokio::test]
+#[ignore = "needs an S3-compatible server: make test-storage-s3"]
+async fn s3_a_run_reads_its_original_and_writes_its_output_in_the_bucket() {
+    use crate::helpers::*;
+    use crate::runs::*;
+    let Some(app) = s3_app("run").await else {
+        return;
+    };
+    let s = app.login(USER_A).await;
+    let client = crate::realtime::client_id(&app, "Bank A").await;
+    let bytes = generated_csv(analysis::model::Lever::Pse, 4000, 23);
+    let file = stored_file(&app, &client, "pse.csv", &bytes).await;
+    assert_eq!(app.state.storage.list_keys().await.unwrap().len(), 1);
+    let run = queue(
+        &app,
+        &client,
+        &file,
+        server::service::runs::RunMode::EnhancedAi,
+        None,
+    )
+    .await;
+    let done = wait_final(&s, &run, 120).await;
+    assert_eq!(done["state"], "completed", "{done}");
+    assert_eq!(done["rowsDone"], 4000);
+
+    let (summary, cli_out) = cli(
+        &bytes,
+        "pse.csv",
+        "auto",
+        Some(figures(&app, &client).await),
+    );
+    assert!(summary.total_rwa_saving > 0.0);
+    assert_eq!(
+        done["result"]["savingsRwas"].as_f64().unwrap(),
+        summary.total_rwa_saving
+    );
+    let (processed, f_rwas, _, status, _, out_key) = file_row(&app, &file).await;
+    assert_eq!((processed, status.as_str()), (1, "processed"));
+    assert_eq!(f_rwas, summary.total_rwa_saving);
+    assert_eq!(
+        client_totals(&app, &client).await.0,
+        summary.total_rwa_saving
+    );
+    let keys = app.state.storage.list_keys().await.unwrap();
+    assert_eq!(keys.len(), 2, "the original and the output: {keys:?}");
+    assert!(keys.iter().any(|k| Some(k.as_str()) == out_key.as_deref()));
+    let r = s.get(&format!("/api/files/{file}/processed")).await;
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    let got = r.bytes().await.unwrap();
+    assert!(
+        got.as_ref() == cli_out.as_slice(),
+        "the processed download is the command line's output"
+    );
 }

@@ -144,13 +144,15 @@ describe('FileProcessor', () => {
     expect(within(results).getByRole('link', { name: /Download Optimized File/ })).toHaveAttribute('href', '/api/files/f-7/processed')
     expect(screen.getByRole('region', { name: 'Multi-Agent Collaboration' })).toHaveTextContent('80 of 100 NIFs found in the PSE list')
     expect(screen.getByRole('region', { name: 'Self-Monitoring' })).toHaveTextContent('Unreadable values2')
+    // No reviewed classifications yet: no 'Continuous Learning' card.
+    expect(screen.queryByRole('region', { name: 'Continuous Learning' })).toBeNull()
     expect(await screen.findByText('Processing Complete')).toBeInTheDocument()
     expect(screen.getByRole('button', { name: 'Upload Another File' })).toBeEnabled()
   })
 
   it('enhanced AI below the confidence threshold: Processing Complete - Pending Validation', async () => {
     const run = makeRun({ id: 'run-8', mode: 'enhanced-ai', state: 'pending_review', stage: 'done', percent: 100, seq: 9 })
-    run.result = { leverId: null, leverName: 'Public Sector Entities', savingsRwas: 0, savingsBps: 0, confidence: 0.55, rows: 10, matched: 0, notMatched: 0, errors: 0, mappedColumns: 3, classification: null, checks: { errorRows: 0, unreadableValues: 0, flaggedRows: 0, totalsReconciled: true } }
+    run.result = { leverId: null, leverName: 'Public Sector Entities', savingsRwas: 0, savingsBps: 0, confidence: 0.55, rows: 10, matched: 0, notMatched: 0, errors: 0, mappedColumns: 3, classification: { lever: 'pse', confidence: 0.55, evidence: [], scores: [], learning: { reviewed: 12, approved: 9, accuracy: 0.75, similar: 2, earlierAccuracy: 0.5, recentAccuracy: 1 } }, checks: { errorRows: 0, unreadableValues: 0, flaggedRows: 0, totalsReconciled: true } }
     renderProcessor('/client/file-processor?mode=enhanced-ai', filesState(), {
       'POST /api/files': () => json(201, { file: makeFile({ processed: false, status: 'pending_review' }), run }),
     })
@@ -159,6 +161,11 @@ describe('FileProcessor', () => {
     const results = await screen.findByRole('region', { name: 'Results' })
     await waitFor(() => expect(within(results).getByText('Processing Complete - Pending Validation')).toBeInTheDocument())
     expect(within(results).getByText('File processed with 55.0% confidence. Results pending admin validation.')).toBeInTheDocument()
+    // Past reviewed classifications, as measured when this file was classified.
+    const learning = screen.getByRole('region', { name: 'Continuous Learning' })
+    expect(learning).toHaveTextContent('Pattern accuracy75.0% of 12 reviewed')
+    expect(learning).toHaveTextContent('Similar files reviewed2')
+    expect(learning).toHaveTextContent('Performance improvement+50.0 points')
   })
 
   it('manual: a lever is required, the mapping dialog opens on the detected columns and confirming uploads with the mapping', async () => {

@@ -1,7 +1,7 @@
 import { makeRun } from '@/testing/files-api'
 
 import { newer } from '../hooks/use-run'
-import { agentStatus, AI_AGENTS, readClassification } from './run-panels'
+import { agentStatus, AI_AGENTS, formatPoints, readClassification, readLearning } from './run-panels'
 
 const statuses = (run: ReturnType<typeof makeRun>) => AI_AGENTS.map((a) => agentStatus(run, a.stages))
 
@@ -32,7 +32,30 @@ describe('the AI panel', () => {
         { lever: 'pse', score: 0.9 },
         { lever: 'rgla', score: 0.05 },
       ],
+      learning: null,
     })
+  })
+
+  it('reads the figures of past reviews only when they are all there and reviews exist', () => {
+    expect(readLearning(undefined)).toBeNull()
+    expect(readLearning({ reviewed: 0, approved: 0, accuracy: 0, similar: 0 })).toBeNull()
+    expect(readLearning({ reviewed: 4, approved: 3, similar: 1 })).toBeNull()
+    expect(readLearning({ reviewed: 4, approved: 3, accuracy: 0.75, similar: 1, earlierAccuracy: null })).toEqual({
+      reviewed: 4,
+      approved: 3,
+      accuracy: 0.75,
+      similar: 1,
+      earlierAccuracy: null,
+      recentAccuracy: null,
+    })
+    const view = readClassification({ lever: 'pse', learning: { reviewed: 12, approved: 9, accuracy: 0.75, similar: 2, earlierAccuracy: 0.5, recentAccuracy: 1 } })
+    expect(view?.learning?.recentAccuracy).toBe(1)
+  })
+
+  it('writes an accuracy change in signed points', () => {
+    expect(formatPoints(0.5)).toBe('+50.0 points')
+    expect(formatPoints(-0.0833)).toBe('−8.3 points')
+    expect(formatPoints(0)).toBe('±0.0 points')
   })
 })
 

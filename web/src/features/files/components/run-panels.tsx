@@ -70,7 +70,42 @@ function currentAgent(run: RunSnapshot): string {
 }
 
 type Evidence = { description: string; weight: number }
-type ClassificationView = { lever: string | null; confidence: number | null; evidence: Evidence[]; competitors: { lever: string; score: number }[] }
+/** What past reviewed classifications say, measured when the file was classified (server `Learning`). */
+export type LearningView = {
+  reviewed: number
+  approved: number
+  accuracy: number
+  similar: number
+  earlierAccuracy: number | null
+  recentAccuracy: number | null
+}
+type ClassificationView = {
+  lever: string | null
+  confidence: number | null
+  evidence: Evidence[]
+  competitors: { lever: string; score: number }[]
+  learning: LearningView | null
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+
+/** Reads the classification's `learning` figures; null unless every required figure is there and some reviews exist. */
+export function readLearning(value: unknown): LearningView | null {
+  if (!value || typeof value !== 'object') return null
+  const v = value as Record<string, unknown>
+  const reviewed = num(v.reviewed)
+  const approved = num(v.approved)
+  const accuracy = num(v.accuracy)
+  const similar = num(v.similar)
+  if (reviewed === null || approved === null || accuracy === null || similar === null || reviewed <= 0) return null
+  return { reviewed, approved, accuracy, similar, earlierAccuracy: num(v.earlierAccuracy), recentAccuracy: num(v.recentAccuracy) }
+}
+
+/** A change of accuracy in percentage points, signed, one decimal. */
+export function formatPoints(delta: number): string {
+  const points = Math.round(delta * 1000) / 10
+  return `${points > 0 ? '+' : points < 0 ? '−' : '±'}${Math.abs(points).toFixed(1)} points`
+}
 
 /** Reads the engine's classification evidence (JSON) defensively: whatever is not there is not shown. */
 export function readClassification(value: unknown): ClassificationView | null {
@@ -96,6 +131,7 @@ export function readClassification(value: unknown): ClassificationView | null {
     confidence: typeof v.confidence === 'number' ? v.confidence : null,
     evidence,
     competitors,
+    learning: readLearning(v.learning),
   }
 }
 
@@ -174,6 +210,7 @@ export function AiProgressPanel({ run }: { run: RunSnapshot }) {
             )}
           </section>
         )}
+        {classification?.learning && <ContinuousLearning learning={classification.learning} />}
         {checks && (
           <section aria-label="Self-Monitoring" className="rounded-lg border border-slate-200 p-3">
             <h4 className="text-sm font-semibold text-slate-900">Self-Monitoring</h4>
@@ -191,6 +228,34 @@ export function AiProgressPanel({ run }: { run: RunSnapshot }) {
         )}
       </CardContent>
     </Card>
+  )
+}
+
+/**
+ * 'Continuous Learning': the measured accuracy of past reviewed classifications (how often a
+ * reviewer kept the proposed lever), the reviews of files with similar columns that counted in
+ * this classification, and, from ten reviews, the newer half's accuracy against the older half's.
+ */
+function ContinuousLearning({ learning }: { learning: LearningView }) {
+  const trend = learning.earlierAccuracy !== null && learning.recentAccuracy !== null ? learning.recentAccuracy - learning.earlierAccuracy : null
+  return (
+    <section aria-label="Continuous Learning" className="rounded-lg border border-slate-200 p-3">
+      <h4 className="text-sm font-semibold text-slate-900">Continuous Learning</h4>
+      <dl className="mt-1 grid grid-cols-2 gap-x-4 gap-y-1 text-xs text-slate-600">
+        <dt>Pattern accuracy</dt>
+        <dd className="text-right tabular-nums">
+          {formatConfidence(learning.accuracy)} of {formatCount(learning.reviewed)} reviewed
+        </dd>
+        <dt>Similar files reviewed</dt>
+        <dd className="text-right tabular-nums">{formatCount(learning.similar)}</dd>
+        {trend !== null && (
+          <>
+            <dt>Performance improvement</dt>
+            <dd className="text-right tabular-nums">{formatPoints(trend)}</dd>
+          </>
+        )}
+      </dl>
+    </section>
   )
 }
 
