@@ -18,6 +18,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 
 pub mod admin;
+pub mod admin_files;
 pub mod auth;
 pub mod board;
 pub mod clients;
@@ -52,6 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(waitlist::router())
         .merge(dashboard::router())
         .merge(admin::router())
+        .merge(admin_files::router())
         .merge(reports::router())
         .merge(runs::router())
         .merge(collab_ws::router())

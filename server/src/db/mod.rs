@@ -11,6 +11,7 @@ use sqlx::{AnyPool, Executor};
 pub mod board;
 pub mod classification;
 pub mod clients;
+pub mod file_admin;
 pub mod files;
 pub mod levers;
 pub mod mappings;

@@ -651,6 +651,8 @@ pub async fn finish(
     }
     // The file may be gone (deleted meanwhile): its runs went with it, so `finish` above
     // already answered false; a row updated or not, nothing else depends on it.
+    // The file as it was, for its edit history (results change its lever, savings, processed).
+    let before = crate::db::files::get(change.conn(), &run.file_id).await?;
     match &outcome {
         Outcome::Completed {
             processed_key,
@@ -691,6 +693,17 @@ pub async fn finish(
         Outcome::Cancelled => {
             db::set_file_status(change.conn(), &run.file_id, "uploaded", None).await?;
         }
+    }
+    if let Some(before) = &before
+        && let Some(after) = crate::db::files::get(change.conn(), &run.file_id).await?
+    {
+        crate::service::files::history::record_diff(
+            change.conn(),
+            before,
+            &after,
+            run.user_id.as_deref(),
+        )
+        .await?;
     }
     change
         .also(

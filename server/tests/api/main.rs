@@ -8,6 +8,7 @@ mod admin_config;
 mod auth;
 mod board;
 mod contract;
+mod file_management;
 mod files;
 mod invitations;
 mod matrix;

@@ -203,6 +203,22 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/admin/outbox", Rule::Admin, 200),
     route("PUT", "/api/admin/users/{id}/role", Rule::Admin, 200)
         .body(|_| Some(json!({"role": "viewer"}))),
+    // File Management (every client's files; lever "lever-pse" is migration 0007's).
+    route("GET", "/api/admin/files", Rule::Admin, 200),
+    route("POST", "/api/admin/files/assign-lever", Rule::Admin, 200)
+        .needs(Needs::File)
+        .body(|f| Some(json!({"fileIds": [f.fresh], "leverId": "lever-pse"}))),
+    route("POST", "/api/admin/files/delete", Rule::Admin, 200)
+        .needs(Needs::File)
+        .body(|f| Some(json!({"fileIds": [f.fresh]}))),
+    route("GET", "/api/admin/files/{file_id}", Rule::Admin, 200).needs(Needs::File),
+    route("PATCH", "/api/admin/files/{file_id}", Rule::Admin, 200)
+        .needs(Needs::File)
+        .body(|_| Some(json!({"savingsRwas": 12.5, "savingsBps": 0.25}))),
+    route("POST", "/api/admin/files/{file_id}/lever", Rule::Admin, 200)
+        .needs(Needs::File)
+        .body(|_| Some(json!({"leverId": "lever-pse"}))),
+    route("GET", "/api/admin/files/{file_id}/history", Rule::Admin, 200).needs(Needs::File),
     // Reports.
     route("GET", "/api/reports", Rule::ClientRead, 200).on_client(),
     route("POST", "/api/reports", Rule::ClientWrite, 201)

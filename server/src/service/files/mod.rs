@@ -6,6 +6,8 @@
 //! ([`kind::Seen`]) on the way; nothing is stored until every check passed, and an object stored
 //! for a change that then fails is deleted again (the orphan sweeper removes what a crash leaves).
 
+pub mod admin;
+pub mod history;
 pub mod inspect;
 pub mod kind;
 
@@ -118,7 +120,8 @@ pub struct ClientFile {
 }
 
 impl ClientFile {
-    fn from_row(r: FileRow, latest_run: Option<RunSnapshot>) -> ClientFile {
+    /// The view of a stored row with its latest run.
+    pub(crate) fn from_row(r: FileRow, latest_run: Option<RunSnapshot>) -> ClientFile {
         ClientFile {
             has_processed: r.processed_object_key.is_some(),
             id: r.id,
@@ -429,13 +432,13 @@ pub struct ListQuery {
     pub to: Option<String>,
 }
 
-fn day_start(s: &str, what: &str) -> ApiResult<chrono::NaiveDate> {
+pub(crate) fn day_start(s: &str, what: &str) -> ApiResult<chrono::NaiveDate> {
     let day = s.get(..10).unwrap_or(s);
     chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
         .map_err(|_| ApiError::validation(format!("Invalid {what} date: use YYYY-MM-DD")))
 }
 
-fn stored_day(d: chrono::NaiveDate) -> String {
+pub(crate) fn stored_day(d: chrono::NaiveDate) -> String {
     crate::db::ts(d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
 }
 
