@@ -1,7 +1,7 @@
 import type { Role } from '@/api/types/Role'
 import { FileText, FolderOpen, LayoutDashboard, Home, UploadCloud, type LucideIcon } from 'lucide-react'
 
-import { KanbanSquare } from 'lucide-react'
+import { Activity, Columns3, KanbanSquare, Shuffle } from 'lucide-react'
 
 import { paths } from './paths'
 
@@ -21,7 +21,10 @@ export type NavGroup = { label: string; items: NavItem[] }
 export const adminNavigation: NavGroup[] = [
   {
     label: 'Main',
-    items: [{ label: 'Dashboard', href: paths.admin.dashboard.getHref(), icon: LayoutDashboard }],
+    items: [
+      { label: 'Dashboard', href: paths.admin.dashboard.getHref(), icon: LayoutDashboard },
+      { label: 'Processing Runs', href: paths.admin.processingRuns.getHref(), icon: Activity },
+    ],
   },
   {
     // Client-scoped screens; administrators choose the client there (the client switcher).
@@ -33,7 +36,13 @@ export const adminNavigation: NavGroup[] = [
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare, clientScoped: true },
     ],
   },
-  { label: 'AI Features', items: [] },
+  {
+    label: 'AI Features',
+    items: [
+      { label: 'Column Configuration', href: paths.admin.columnConfiguration.getHref(), icon: Columns3 },
+      { label: 'Universal Mappings', href: paths.admin.universalMappings.getHref(), icon: Shuffle },
+    ],
+  },
 ]
 
 export const clientNavigation: NavGroup[] = [

@@ -19,6 +19,9 @@ export const paths = {
   admin: {
     root: { path: '/admin', getHref: () => '/admin' },
     dashboard: { path: '/admin/dashboard', getHref: () => '/admin/dashboard' },
+    processingRuns: { path: '/admin/processing-runs', getHref: () => '/admin/processing-runs' },
+    columnConfiguration: { path: '/admin/column-configuration', getHref: () => '/admin/column-configuration' },
+    universalMappings: { path: '/admin/universal-mappings', getHref: () => '/admin/universal-mappings' },
   },
   client: {
     root: { path: '/client', getHref: () => '/client' },

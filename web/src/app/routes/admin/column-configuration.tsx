@@ -1,0 +1,5 @@
+import { ColumnConfiguration } from '@/features/admin-columns/components/column-configuration'
+
+export function Component() {
+  return <ColumnConfiguration />
+}
