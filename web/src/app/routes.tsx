@@ -46,6 +46,7 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, element: <Navigate to={paths.admin.dashboard.getHref()} replace /> },
               { path: paths.admin.dashboard.path, lazy: () => import('./routes/admin/dashboard'), handle: { title: 'Admin Dashboard' } },
+              { path: paths.admin.fileManagement.path, lazy: () => import('./routes/admin/file-management'), handle: { title: 'File Management' } },
               { path: paths.admin.processingRuns.path, lazy: () => import('./routes/admin/processing-runs'), handle: { title: 'Processing Runs' } },
               { path: paths.admin.columnConfiguration.path, lazy: () => import('./routes/admin/column-configuration'), handle: { title: 'Column Configuration' } },
               { path: paths.admin.universalMappings.path, lazy: () => import('./routes/admin/universal-mappings'), handle: { title: 'Universal Column Mappings' } },

@@ -1,5 +1,5 @@
 import type { Role } from '@/api/types/Role'
-import { FileText, FolderOpen, LayoutDashboard, Home, UploadCloud, type LucideIcon } from 'lucide-react'
+import { FileText, FolderCog, FolderOpen, LayoutDashboard, Home, UploadCloud, type LucideIcon } from 'lucide-react'
 
 import { Activity, Columns3, KanbanSquare, Shuffle } from 'lucide-react'
 
@@ -23,6 +23,7 @@ export const adminNavigation: NavGroup[] = [
     label: 'Main',
     items: [
       { label: 'Dashboard', href: paths.admin.dashboard.getHref(), icon: LayoutDashboard },
+      { label: 'File Management', href: paths.admin.fileManagement.getHref(), icon: FolderCog },
       { label: 'Processing Runs', href: paths.admin.processingRuns.getHref(), icon: Activity },
     ],
   },

@@ -19,6 +19,7 @@ export const paths = {
   admin: {
     root: { path: '/admin', getHref: () => '/admin' },
     dashboard: { path: '/admin/dashboard', getHref: () => '/admin/dashboard' },
+    fileManagement: { path: '/admin/file-management', getHref: () => '/admin/file-management' },
     processingRuns: { path: '/admin/processing-runs', getHref: () => '/admin/processing-runs' },
     columnConfiguration: { path: '/admin/column-configuration', getHref: () => '/admin/column-configuration' },
     universalMappings: { path: '/admin/universal-mappings', getHref: () => '/admin/universal-mappings' },

@@ -103,6 +103,8 @@ export type DataTableProps<TData extends RowData> = {
   empty?: ReactNode
   /** Dims the rows while a new page is on its way (server mode). */
   loading?: boolean
+  /** Called when a row is clicked (not its checkbox): opens the row's details. */
+  onRowClick?: (row: TData) => void
   className?: string
 }
 
@@ -130,6 +132,7 @@ export function DataTable<TData extends RowData>({
   server,
   empty = 'No results.',
   loading = false,
+  onRowClick,
   className,
 }: DataTableProps<TData>) {
   const [ownSorting, setOwnSorting] = useState<SortingState>(initialSorting)
@@ -251,9 +254,14 @@ export function DataTable<TData extends RowData>({
               </tr>
             ) : (
               rows.map((row) => (
-                <tr key={row.id} aria-selected={selectable ? row.getIsSelected() : undefined} className="border-b border-slate-100 last:border-0 aria-selected:bg-brand-50">
+                <tr
+                  key={row.id}
+                  aria-selected={selectable ? row.getIsSelected() : undefined}
+                  className={cn('border-b border-slate-100 last:border-0 aria-selected:bg-brand-50', onRowClick && 'cursor-pointer hover:bg-slate-50')}
+                  onClick={onRowClick ? () => onRowClick(row.original) : undefined}
+                >
                   {selectable ? (
-                    <td className="px-3 py-2">
+                    <td className="px-3 py-2" onClick={(e) => e.stopPropagation()}>
                       <Checkbox
                         aria-label={`Select row ${row.id}`}
                         checked={row.getIsSelected()}
