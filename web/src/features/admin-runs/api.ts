@@ -14,6 +14,9 @@ export type { RunSnapshot } from '@/api/types/RunSnapshot'
 export type { RunStage } from '@/api/types/RunStage'
 export type { RunState } from '@/api/types/RunState'
 
+/** States after which a run changes no more. */
+export const FINAL_STATES: readonly RunState[] = ['completed', 'failed', 'pending_review', 'cancelled']
+
 /** Every client's runs, live: each frame is one run's `run.progress` with the run's own `seq`. */
 export const ADMIN_RUNS_TOPIC = 'admin:runs'
 
@@ -49,8 +52,6 @@ export function cancelRun(runId: string): Promise<RunSnapshot> {
   return apiRequest<RunSnapshot>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' })
 }
 
-/** States after which a run changes no more. */
-export const FINAL_STATES: readonly RunState[] = ['completed', 'failed', 'pending_review', 'cancelled']
 
 /**
  * Puts the newer snapshots of `updates` (by each run's own `seq`) into a page; returns the page
@@ -59,8 +60,9 @@ export const FINAL_STATES: readonly RunState[] = ['completed', 'failed', 'pendin
 export function applySnapshots(
   page: AdminRunPage,
   updates: ReadonlyMap<string, RunSnapshot>,
-): { page: AdminRunPage; unknown: string[] } {
+): { page: AdminRunPage; unknown: string[]; ended: boolean } {
   let changed = false
+  let ended = false
   const seen = new Set<string>()
   const items = page.items.map((item: AdminRun) => {
     const next = updates.get(item.run.id)
@@ -68,10 +70,11 @@ export function applySnapshots(
     seen.add(item.run.id)
     if (next.seq <= item.run.seq) return item
     changed = true
+    if (FINAL_STATES.includes(next.state) && !FINAL_STATES.includes(item.run.state)) ended = true
     return { ...item, run: next }
   })
   const unknown = [...updates.keys()].filter((id) => !seen.has(id))
-  return { page: changed ? { ...page, items } : page, unknown }
+  return { page: changed ? { ...page, items } : page, unknown, ended }
 }
 
 /** How often live progress is put on screen (each run sends at most 10 events a second). */
@@ -81,7 +84,7 @@ export const FLUSH_MS = 200
  * The runs page, live: subscribes to `admin:runs` first, then reads the page (again after a
  * reconnect or a missed event, which the socket reports per run), and patches each run's newer
  * snapshots into it, batched every {@link FLUSH_MS}. A run the page does not show (a new run, or
- * one that left the filter) makes the page load again, at most once per batch.
+ * one that left the filter) or a run's end makes the page load again, at most once per batch.
  */
 export function useAdminRuns(filters: RunFilters) {
   const queryClient = useQueryClient()
@@ -98,8 +101,9 @@ export function useAdminRuns(filters: RunFilters) {
       if (!page) continue
       const result = applySnapshots(page, updates)
       if (result.page !== page) queryClient.setQueryData(key, result.page)
-      // A run that is not on the page, or whose state may take it out of the filter.
-      if (result.unknown.length > 0) reload = true
+      // A run that is not on the page, one that ended (its lever may have been classified), or
+      // one whose state may take it out of the filter.
+      if (result.unknown.length > 0 || result.ended) reload = true
       const status = (key[3] as RunFilters | undefined)?.status
       if (status && result.page.items.some((i) => i.run.state !== status)) reload = true
     }
