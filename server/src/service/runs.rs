@@ -1008,7 +1008,7 @@ pub async fn list_admin(
         .map(str::trim)
         .filter(|s| !s.is_empty());
     let page = q.page.unwrap_or(1);
-    if page < 1 || page > 1_000_000 {
+    if !(1..=1_000_000).contains(&page) {
         return Err(ApiError::validation("Page must be 1 or more"));
     }
     let page_size = q.page_size.unwrap_or(10);
