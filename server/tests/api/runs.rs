@@ -42,8 +42,8 @@ pub(crate) async fn stored_file(app: &TestApp, client: &str, name: &str, bytes: 
     let id = uuid::Uuid::new_v4().to_string();
     sqlx::query(
         "INSERT INTO client_files (id, client_id, name, original_name, file_path, object_key,
-            size_bytes, uploaded_at, processing_status)
-         VALUES ($1, $2, $3, $3, $4, $4, $5, $6, 'queued')",
+            size_bytes, uploaded_at, processing_status, file_type)
+         VALUES ($1, $2, $3, $3, $4, $4, $5, $6, 'queued', $7)",
     )
     .bind(&id)
     .bind(client)
@@ -51,6 +51,7 @@ pub(crate) async fn stored_file(app: &TestApp, client: &str, name: &str, bytes: 
     .bind(key.as_str())
     .bind(bytes.len() as i64)
     .bind(server::db::now())
+    .bind(name.rsplit('.').next().unwrap_or_default().to_lowercase())
     .execute(&app.state.db.pool)
     .await
     .unwrap();
@@ -772,16 +773,35 @@ async fn a_reviewed_classification_teaches_the_classifier_and_is_measured() {
         "no reviews yet, no figures: {c}"
     );
 
+    // An administrator choosing another lever for the file corrects the classification.
+    let (rgla,): (String,) = sqlx::query_as("SELECT id FROM levers WHERE code = 'rgla'")
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+    let a = app.login(ADMIN).await;
+    let r = a
+        .post(
+            &format!("/api/admin/files/{file}/lever"),
+            serde_json::json!({ "leverId": rgla }),
+        )
+        .await;
+    assert!(r.status().is_success(), "{}", r.status());
+    let (proposed, reviewed, by): (String, String, String) = sqlx::query_as(
+        "SELECT proposed_lever, reviewed_lever, created_by FROM classification_feedback
+         WHERE run_id = $1",
+    )
+    .bind(&run)
+    .fetch_one(&app.state.db.pool)
+    .await
+    .unwrap();
+    assert_eq!((proposed.as_str(), reviewed.as_str()), ("pse", "rgla"));
+    assert_eq!(by, admin);
+
     let row = server::db::runs::get(&app.state.db.pool, &run)
         .await
         .unwrap()
         .unwrap();
     let mut conn = app.state.db.pool.acquire().await.unwrap();
-    assert!(
-        record_review(&mut conn, &row, "rgla", Some(&admin), "regional")
-            .await
-            .unwrap()
-    );
     // A second review of the same run replaces the first.
     assert!(
         record_review(&mut conn, &row, "pse", Some(&admin), "")

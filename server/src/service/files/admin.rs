@@ -241,7 +241,8 @@ pub async fn get(state: &AppState, actor: &Actor, id: &str) -> ApiResult<AdminFi
 /// cancel it); the file is no longer processed until the new run completes (its savings leave the
 /// client's totals, synced in the same transaction); the history records the lever and processed
 /// changes. The run reads the file with the lever and the mapping options of the file's previous
-/// run, if any.
+/// run, if any; when that run classified the file (enhanced AI), the choice is recorded as a
+/// review of its classification (`service::classification::record_review`).
 pub async fn assign_lever(
     state: &AppState,
     actor: &Actor,
@@ -281,14 +282,27 @@ pub async fn assign_lever(
         }
         cancelled.push(runs::snapshot_in(change.conn(), &run_id.clone().into()).await?);
     }
-    let previous = runs::latest_for_file(change.conn(), file_id).await?;
-    let options: RunOptions = match &previous {
-        Some(p) => crate::db::runs::get(change.conn(), &p.id)
-            .await?
-            .and_then(|r| serde_json::from_str(&r.options).ok())
-            .unwrap_or_default(),
-        None => RunOptions::default(),
+    let previous = match runs::latest_for_file(change.conn(), file_id).await? {
+        Some(p) => crate::db::runs::get(change.conn(), &p.id).await?,
+        None => None,
     };
+    let options: RunOptions = previous
+        .as_ref()
+        .and_then(|r| serde_json::from_str(&r.options).ok())
+        .unwrap_or_default();
+    // An administrator choosing the lever of a file the classifier classified decides that
+    // classification: a review (approved when the lever is the one proposed, corrected
+    // otherwise), which the classifier reads back and the 'Continuous Learning' figures measure.
+    if let (Some(run), Some(code)) = (&previous, lever.code.as_deref()) {
+        crate::service::classification::record_review(
+            change.conn(),
+            run,
+            code,
+            Some(actor.user.id.as_str()),
+            "",
+        )
+        .await?;
+    }
     db::set_lever_queued(change.conn(), file_id, &lever.id).await?;
     let run_id = runs::enqueue(
         change.conn(),
