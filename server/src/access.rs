@@ -1,7 +1,7 @@
 //! The one access decision: what a caller may do with one client's data.
 //!
-//! [`decide`] is the only function that answers it. The REST extractors ([`ClientRead`],
-//! [`ClientWrite`], [`ClientApprove`] and the row checks of the services through [`require`]), the
+//! [`decide`] is the only function that answers it. The REST extractors (`ClientRead`,
+//! `ClientWrite`), the row checks of the services through [`require`] and [`require_decision`], the
 //! event-topic check (`realtime::Topic::allows`) and the document sockets (`docs::sessions`) all
 //! ask it, so a rule changes in one place.
 //!
@@ -125,6 +125,33 @@ pub fn require(user: &AuthUser, client_id: &str, need: Need) -> ApiResult<Rights
     })
 }
 
+/// A decision on a validation, for the refusal's wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Approve a pending validation.
+    Approve,
+    /// Reject a pending validation.
+    Reject,
+    /// Change a validation's status (spec 2.9, 'Change Validation Status').
+    ChangeStatus,
+}
+
+/// Refuses a decision on `client_id`'s validations to a caller without the approver right
+/// ([`decide`]: global admins and approvers, and members whose membership role is approver or
+/// admin; never viewers): 404 when the client is not theirs, 403 with the specification's
+/// message otherwise.
+pub fn require_decision(user: &AuthUser, client_id: &str, what: Decision) -> ApiResult<Rights> {
+    require(user, client_id, Need::Approve).map_err(|e| match (e, what) {
+        (ApiError::Forbidden(_), Decision::Reject) => {
+            ApiError::Forbidden("Only administrators and approvers can reject validations.".into())
+        }
+        (ApiError::Forbidden(_), Decision::ChangeStatus) => ApiError::Forbidden(
+            "Only administrators and approvers can change the status of validations.".into(),
+        ),
+        (e, _) => e,
+    })
+}
+
 /// The client a request works on: the `client_id` it names, or else the caller's first client.
 /// The same answer for every area.
 pub fn target_client(user: &AuthUser, requested: Option<&str>) -> ApiResult<String> {
@@ -215,5 +242,26 @@ mod tests {
             require(&member, "a", Need::Admin),
             Err(ApiError::Forbidden(_))
         ));
+    }
+
+    #[test]
+    fn decisions_need_an_approver_of_the_client_and_say_which_decision() {
+        let member = user(Role::User, &[("a", MemberRole::Member)]);
+        let message = |d| {
+            require_decision(&member, "a", d)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        assert!(message(Decision::Approve).contains("can approve validations"));
+        assert!(message(Decision::Reject).contains("can reject validations"));
+        let own_approver = user(Role::User, &[("a", MemberRole::Approver)]);
+        assert!(require_decision(&own_approver, "a", Decision::Reject).is_ok());
+        assert!(matches!(
+            require_decision(&own_approver, "b", Decision::Approve),
+            Err(ApiError::NotFound { .. })
+        ));
+        let viewer_approver = user(Role::Viewer, &[("a", MemberRole::Approver)]);
+        assert!(require_decision(&viewer_approver, "a", Decision::Approve).is_err());
     }
 }

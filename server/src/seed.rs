@@ -51,13 +51,22 @@ pub const LEVERS: [(&str, &str, &str, &str); 6] = [
 ];
 
 /// Demo accounts: (email, name, last name, role, bank index or none for all).
-const DEMO_USERS: [(&str, &str, &str, Role, Option<usize>); 5] = [
+const DEMO_USERS: [(&str, &str, &str, Role, Option<usize>); 6] = [
     ("admin@example.com", "Alicia", "Admin", Role::Admin, None),
     (
         "approver@example.com",
         "Pablo",
         "Approver",
         Role::Approver,
+        Some(0),
+    ),
+    // Bank A's second approver: a user whose membership of Bank A carries the approver role
+    // (the client-specific rule of `access::decide`), so two approvers can be tried side by side.
+    (
+        "approver2@example.com",
+        "Paula",
+        "Approver",
+        Role::User,
         Some(0),
     ),
     ("user@bank-a.example", "Ana", "García", Role::User, Some(0)),
@@ -70,6 +79,9 @@ const DEMO_USERS: [(&str, &str, &str, Role, Option<usize>); 5] = [
         Some(0),
     ),
 ];
+
+/// The demo account that approves through its membership role rather than its global role.
+pub const DEMO_CLIENT_APPROVER: &str = "approver2@example.com";
 
 struct DemoBank {
     name: &'static str,
@@ -118,7 +130,12 @@ pub async fn seed_if_empty(state: &AppState) -> anyhow::Result<bool> {
     seed_demo(state, &pw).await?;
     println!("Demo data seeded. Sign in with any of these accounts (password: {pw}):");
     for (email, _, _, role, _) in DEMO_USERS {
-        println!("  {:<9} {email}", role.as_str());
+        let role = if email == DEMO_CLIENT_APPROVER {
+            "approver (Bank A's own)"
+        } else {
+            role.as_str()
+        };
+        println!("  {role:<9} {email}");
     }
     Ok(true)
 }
@@ -167,7 +184,7 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
             },
         )
         .await?;
-        user_ids.push((id, role, bank));
+        user_ids.push((id, email, role, bank));
     }
     let today = chrono::Utc::now().date_naive();
     for (bi, bank) in BANKS.iter().enumerate() {
@@ -184,9 +201,12 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
             },
         )
         .await?;
-        for (uid, role, ubank) in &user_ids {
+        for (uid, email, role, ubank) in &user_ids {
             if *role == Role::Admin || *ubank == Some(bi) {
                 users::add_to_client(&mut *tx, &client_id, uid, None).await?;
+            }
+            if *email == DEMO_CLIENT_APPROVER && *ubank == Some(bi) {
+                users::set_member_role(&mut *tx, &client_id, uid, "approver").await?;
             }
         }
         // Twelve months ending with the current one, savings accumulating lever by lever.

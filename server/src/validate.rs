@@ -14,7 +14,14 @@ use serde_json::Value;
 use crate::error::{ApiError, ApiResult};
 
 /// JSON fields whose text may hold line breaks and tabs (free text written by people).
-pub const MULTILINE_FIELDS: &[&str] = &["description", "content", "body", "notes", "comment"];
+pub const MULTILINE_FIELDS: &[&str] = &[
+    "description",
+    "content",
+    "body",
+    "notes",
+    "comment",
+    "reason",
+];
 
 fn refused(field: &str) -> ApiError {
     ApiError::Validation {

@@ -31,6 +31,7 @@ pub mod levers;
 pub mod mappings;
 pub mod reports;
 pub mod runs;
+pub mod validations;
 pub mod waitlist;
 
 /// The parts of the OpenAPI description that are not routes (the routes come from the router
@@ -62,6 +63,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(files::router())
         .merge(levers::router())
         .merge(mappings::router())
+        .merge(validations::router())
         .merge(crate::realtime::ws::router())
 }
 

@@ -22,6 +22,7 @@ pub mod savings;
 pub mod sessions;
 pub mod settings;
 pub mod users;
+pub mod validations;
 
 /// Which database engine is behind the pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -195,3 +195,19 @@ pub async fn add_to_client<'e>(
     .await?;
     Ok(())
 }
+
+/// Sets a member's role within one client (`member`, `approver` or `admin`, migration 0004).
+pub async fn set_member_role<'e>(
+    ex: impl AnyExecutor<'e>,
+    client_id: &str,
+    user_id: &str,
+    role: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query("UPDATE client_users SET role = $3 WHERE client_id = $1 AND user_id = $2")
+        .bind(client_id)
+        .bind(user_id)
+        .bind(role)
+        .execute(ex)
+        .await?;
+    Ok(r.rows_affected() > 0)
+}

@@ -9,6 +9,7 @@ use crate::service::board::BoardPatch;
 use crate::service::reports::ReportListChange;
 use crate::service::runs::RunSnapshot;
 use crate::service::savings::SavingsChanged;
+use crate::service::validations::ValidationChange;
 
 /// What a frame says. Events carry the sequence number of their topic; control frames
 /// (`subscribed`, `unsubscribed`, `denied`, `pong`, `resync`, `error`, `session.changed`) answer
@@ -75,6 +76,16 @@ pub enum Event {
     /// A client's savings totals were recomputed.
     #[serde(rename = "savings.changed")]
     SavingsChanged(SavingsChanged),
+    /// A processed file's result landed: its pending validation (the file's earlier pending one,
+    /// if any, is superseded).
+    #[serde(rename = "validation.created")]
+    ValidationCreated(ValidationChange),
+    /// A validation was approved, rejected or changed status.
+    #[serde(rename = "validation.updated")]
+    ValidationUpdated(ValidationChange),
+    /// A file's pending validation went with the file.
+    #[serde(rename = "validation.deleted")]
+    ValidationDeleted(ValidationChange),
     /// The subscription is active from the frame's `seq` on.
     #[serde(rename = "subscribed")]
     Subscribed,
@@ -121,6 +132,9 @@ impl Event {
             Event::FileUpdated(_) => "file.updated",
             Event::FileDeleted(_) => "file.deleted",
             Event::SavingsChanged(_) => "savings.changed",
+            Event::ValidationCreated(_) => "validation.created",
+            Event::ValidationUpdated(_) => "validation.updated",
+            Event::ValidationDeleted(_) => "validation.deleted",
             Event::Subscribed => "subscribed",
             Event::Unsubscribed(_) => "unsubscribed",
             Event::Denied(_) => "denied",

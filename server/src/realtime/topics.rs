@@ -8,7 +8,7 @@
 //! | `client:{client_id}:savings` | savings and dashboard figures | the client's members, admins |
 //! | `client:{client_id}:reports` | report list changes (reports and folders) | the client's members, admins |
 //! | `client:{client_id}:run:{run_id}` | progress of one processing run | the client's members, admins |
-//! | `admin:runs`, `admin:files`, `admin:dashboard` | admin-wide views | admins |
+//! | `admin:runs`, `admin:files`, `admin:dashboard`, `admin:validations` | admin-wide views | admins |
 //!
 //! A processing run's topic names its client so that the subscription check needs no lookup.
 
@@ -17,7 +17,7 @@ use crate::auth::AuthUser;
 /// The per-client areas that have a topic.
 pub const CLIENT_AREAS: [&str; 5] = ["board", "files", "validations", "savings", "reports"];
 /// The admin-wide topics' areas.
-pub const ADMIN_AREAS: [&str; 3] = ["runs", "files", "dashboard"];
+pub const ADMIN_AREAS: [&str; 4] = ["runs", "files", "dashboard", "validations"];
 /// Longest accepted topic name.
 pub const MAX_TOPIC_LEN: usize = 200;
 

@@ -23,6 +23,7 @@ pub mod reports;
 pub mod runs;
 pub mod savings;
 pub mod users;
+pub mod validations;
 pub mod waitlist;
 
 use sqlx::AnyConnection;
@@ -182,8 +183,9 @@ impl<'s> Change<'s> {
 
     /// Adds an event on a further topic (a file's completion also moves the client's savings),
     /// published after the commit with that topic's next sequence number, taken now in the
-    /// transaction. Changes take their topics in one order (the change's own, then files,
-    /// savings, admin-wide), so two changes never wait on each other's topics.
+    /// transaction. Changes take their topics in one order (the change's own, then the client's
+    /// validations, `admin:validations`, `admin:files`, the client's savings, `admin:dashboard`),
+    /// so two changes never wait on each other's topics.
     pub async fn also(&mut self, topic: Topic, event: Event) -> ApiResult<()> {
         let seq = realtime::next_seq(&mut self.tx, &topic).await?;
         self.extra.push((topic, seq, event));

@@ -590,9 +590,11 @@ pub struct Figures {
 
 /// Ends a claimed run with its outcome in ONE transaction: the run's state (guarded by its owner
 /// and attempt, and by its being still running), its file's record (status, processed flag,
-/// output key, lever, savings in RWAs and bps), the client's savings and the current month's
-/// history row recomputed ([`crate::service::savings::resync_client`]), a changelog entry and
-/// the audit record; the events (`run.progress` final, `file.updated`, `savings.changed`) are
+/// output key, lever, savings in RWAs and bps), the file's pending validation when results
+/// landed ([`crate::service::validations::open_for_result`], with the client's pending count),
+/// the client's savings and the current month's history row recomputed
+/// ([`crate::service::savings::resync_client`]), a changelog entry and the audit record; the
+/// events (`run.progress` final, `file.updated`, `validation.created`, `savings.changed`) are
 /// published after the commit. Returns false, writing nothing, when the run is no longer this
 /// attempt's (completed already, taken over after a lost lease, cancelled while queued again,
 /// or deleted with its file): completing twice writes the effects once.
@@ -693,6 +695,12 @@ pub async fn finish(
         Outcome::Cancelled => {
             db::set_file_status(change.conn(), &run.file_id, "uploaded", None).await?;
         }
+    }
+    // A landed result opens its file's pending validation in this transaction (once per run;
+    // the file's earlier pending one is superseded). A result pending review opens none: the
+    // classification review comes first (see `service::validations`).
+    if let Outcome::Completed { result, .. } = &outcome {
+        crate::service::validations::open_for_result(&mut change, run, result).await?;
     }
     if let Some(before) = &before
         && let Some(after) = crate::db::files::get(change.conn(), &run.file_id).await?

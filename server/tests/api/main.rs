@@ -17,4 +17,5 @@ mod reports;
 mod runs;
 mod security;
 mod storage;
+mod validations;
 mod waitlist;

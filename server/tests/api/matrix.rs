@@ -23,7 +23,6 @@ enum Rule {
     /// Members of the client who are not viewers (403), and admins; other clients' users get 404.
     ClientWrite,
     /// Approvers of the client (global or client role) and admins; other members get 403.
-    #[allow(dead_code)]
     Approver,
     /// Admins only; other signed-in users get 403.
     Admin,
@@ -99,6 +98,8 @@ enum Needs {
     Suggestion,
     /// A lever without column definitions (written directly).
     BareLever,
+    /// A pending validation of Bank A (a file whose run's result landed).
+    Validation,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -328,6 +329,19 @@ const ROUTES: &[Route] = &[
         }),
     route("DELETE", "/api/mapping-templates/{template_id}", Rule::ClientWrite, 204)
         .needs(Needs::Template),
+    // Validations (the Alerts tab): read by the client's members, decided by its approvers.
+    route("GET", "/api/validations", Rule::ClientRead, 200).on_client(),
+    route("GET", "/api/validations/summary", Rule::ClientRead, 200).on_client(),
+    route("GET", "/api/validations/{validation_id}", Rule::ClientRead, 200)
+        .needs(Needs::Validation),
+    route("POST", "/api/validations/{validation_id}/approve", Rule::Approver, 200)
+        .needs(Needs::Validation),
+    route("POST", "/api/validations/{validation_id}/reject", Rule::Approver, 200)
+        .needs(Needs::Validation)
+        .body(|_| Some(json!({"reason": "Rejected by the matrix"}))),
+    route("POST", "/api/validations/{validation_id}/status", Rule::Approver, 200)
+        .needs(Needs::Validation)
+        .body(|_| Some(json!({"status": "approved", "expectedStatus": "pending"}))),
     // Sockets, called without the upgrade: 401 anonymous, 426 signed in.
     route("GET", "/api/ws", Rule::SignedIn, 426),
     route("GET", "/api/collab/{report_id}", Rule::SignedIn, 426).needs(Needs::Report),
@@ -515,6 +529,7 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             )
             .await
         }
+        Needs::Validation => pending_validation(app, &f.client, n).await,
         Needs::BareLever => server::db::clients::insert_lever(
             &app.state.db.pool,
             None,
@@ -566,6 +581,66 @@ async fn queued_run(app: &TestApp, client: &str, n: usize) -> String {
     run.to_string()
 }
 
+/// A pending validation of a client: a stored file whose run's result landed through the same
+/// completion as a worker's (`service::runs::finish`, no worker runs in the matrix's server).
+async fn pending_validation(app: &TestApp, client: &str, n: usize) -> String {
+    let run = queued_run(app, client, n).await;
+    let owner = format!("matrix-{n}");
+    // Claimed by hand: other calls leave older queued runs, which a claim would take first.
+    sqlx::query(
+        "UPDATE processing_runs SET state = 'running', owner = $2, attempts = 1, lease_until = '2999-01-01T00:00:00.000000Z' WHERE id = $1",
+    )
+    .bind(&run)
+    .bind(&owner)
+    .execute(&app.state.db.pool)
+    .await
+    .unwrap();
+    let row = server::db::runs::get(&app.state.db.pool, &run)
+        .await
+        .unwrap()
+        .expect("the run");
+    let result = server::service::runs::RunResult {
+        lever_id: Some("lever-pse".into()),
+        lever_name: Some("Public Sector Entities (PSE)".into()),
+        savings_rwas: n as f64,
+        savings_bps: 0.0,
+        confidence: None,
+        rows: 1,
+        matched: 1,
+        not_matched: 0,
+        errors: 0,
+        mapped_columns: 2,
+        classification: None,
+        checks: server::service::runs::RunChecks {
+            error_rows: 0,
+            unreadable_values: 0,
+            flagged_rows: 0,
+            totals_reconciled: true,
+        },
+    };
+    assert!(
+        server::service::runs::finish(
+            &app.state,
+            &row,
+            &owner,
+            server::service::runs::Outcome::Completed {
+                processed_key: format!("clients/{client}/output/matrix-{n}.csv"),
+                result,
+            },
+            server::service::runs::Figures::default(),
+            row.seq + 1,
+        )
+        .await
+        .unwrap()
+    );
+    let (id,): (String,) = sqlx::query_as("SELECT id FROM file_validations WHERE run_id = $1")
+        .bind(&run)
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+    id
+}
+
 /// Everything of Bank A a denied call could have touched, as the admin sees it.
 async fn bank_a(admin: &Session, client: &str) -> Value {
     let (_, mut board) = admin.json(&format!("/api/board?client_id={client}")).await;
@@ -581,7 +656,17 @@ async fn bank_a(admin: &Session, client: &str) -> Value {
     let (_, templates) = admin
         .json(&format!("/api/mapping-templates?client_id={client}"))
         .await;
-    json!({"files": files, "templates": templates, "board": board, "reports": reports, "folders": folders, "runs": runs})
+    let (_, pending) = admin
+        .json(&format!(
+            "/api/validations?client_id={client}&tab=pending&pageSize=50"
+        ))
+        .await;
+    let (_, history) = admin
+        .json(&format!(
+            "/api/validations?client_id={client}&tab=history&pageSize=50"
+        ))
+        .await;
+    json!({"files": files, "templates": templates, "board": board, "reports": reports, "folders": folders, "runs": runs, "pending": pending, "history": history})
 }
 
 #[tokio::test]
@@ -656,6 +741,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{definition_id}", &f.fresh)
                 .replace("{run_id}", &f.fresh)
                 .replace("{suggestion_id}", &f.fresh)
+                .replace("{validation_id}", &f.fresh)
                 .replace("{token}", "no-such-invitation-token");
             let url = format!(
                 "{}{}{}",

@@ -530,18 +530,17 @@ pub async fn get(state: &AppState, actor: &Actor, id: &str) -> ApiResult<ClientF
     Ok(ClientFile::from_row(row, run))
 }
 
-/// Deletes a file: its row and its runs (in one transaction, with the client's savings
-/// recomputed when it had results), then both stored objects (a failure there is logged; the
-/// sweeper removes what is left).
+/// Deletes a file: its row, its runs and its validations (in one transaction, with the client's
+/// pending count and savings recomputed when it had results), then both stored objects (a
+/// failure there is logged; the sweeper removes what is left).
 pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> {
     let (row, scope) = file_for(state, actor, id, Need::Write).await?;
     let client = row.client_id.clone();
     let mut change = Change::begin(state, files_topic(&client)).await?;
+    // Its pending validations first, with the client's count (the decided ones go by cascade).
+    crate::service::validations::remove_for_file(&mut change, &client, &row.id).await?;
     if !db::delete(change.conn(), &row.id).await? {
         return Err(ApiError::not_found("File not found"));
-    }
-    if row.processed != 0 || row.savings_rwas != 0.0 {
-        savings::resync_and_announce(&mut change, &client).await?;
     }
     let payload = FileChange {
         client_id: client.clone(),
@@ -553,6 +552,9 @@ pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> 
             Event::FileDeleted(payload.clone()),
         )
         .await?;
+    if row.processed != 0 || row.savings_rwas != 0.0 {
+        savings::resync_and_announce(&mut change, &client).await?;
+    }
     change
         .commit(
             &scope.actor,
