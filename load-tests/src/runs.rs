@@ -28,6 +28,9 @@ pub(crate) struct Args {
     /// Rows of each concurrent client's file.
     #[arg(long, default_value_t = 10_000)]
     client_rows: usize,
+    /// Times the clients upload at once (more light-GET samples).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
     /// Skip the large-file part.
     #[arg(long)]
     skip_large: bool,
@@ -54,20 +57,30 @@ struct Large {
 
 #[derive(Debug, Serialize)]
 struct Concurrent {
+    /// `RUN_NICE` of the server.
+    run_nice: u8,
     clients: usize,
+    rounds: usize,
     rows_each: usize,
     completed: usize,
     completed_once: bool,
     to_completion_p50_secs: f64,
     to_completion_p95_secs: f64,
     to_completion_max_secs: f64,
+    /// The light GET with no run under way (the machine's own noise), just before.
+    light_get_idle: common::Percentiles,
+    /// The light GET while the runs go.
     light_get: common::Percentiles,
 }
 
 #[derive(Debug, Serialize)]
 struct Results {
     large: Option<Large>,
+    /// The server as configured by default (`RUN_NICE=10`).
     concurrent: Concurrent,
+    /// The same with the engine threads at the web requests' priority (`RUN_NICE=0`), in the
+    /// same run, for comparison.
+    concurrent_nice0: Concurrent,
     passed: bool,
 }
 
@@ -233,7 +246,8 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
         })
     };
 
-    // Concurrent clients, with a light GET measured meanwhile.
+    // Concurrent clients, with a light GET measured meanwhile: the engine threads at the web
+    // requests' priority, then as the server runs them by default.
     let input = dir.0.join("small.csv");
     let rows = args.client_rows.to_string();
     capopt(
@@ -249,66 +263,13 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
         ],
     )?;
     let bytes = std::fs::read(&input)?;
-    let inst = common::start_instance_with(&bin, &dir.0.join("data"), None, None, &[]).await?;
-    let mut sessions = Vec::new();
-    for c in &clients {
-        sessions.push(Session::login(&inst.base, &c.email).await?);
-    }
-    let prober = Session::login(&inst.base, "user@bank-b.example").await?;
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop2 = stop.clone();
-    let probe = tokio::spawn(async move {
-        let mut lat = Vec::new();
-        while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
-            let t = Instant::now();
-            if prober.get_json("/api/auth/me").await.is_ok() {
-                lat.push(t.elapsed().as_micros() as u64);
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        lat
-    });
-    let mut tasks = Vec::new();
-    for (i, s) in sessions.into_iter().enumerate() {
-        let bytes = bytes.clone();
-        tasks.push(tokio::spawn(async move {
-            let (run, file) = upload(&s, None, &format!("client-{i}.csv"), bytes).await?;
-            let t = Instant::now();
-            let done = wait_done(&s, &run, Duration::from_secs(900)).await?;
-            let secs = t.elapsed().as_secs_f64();
-            let f = s.get_json(&format!("/api/files/{file}")).await?;
-            let once = done["state"] == "completed"
-                && done["attempts"] == 1
-                && f["savingsRwas"] == done["result"]["savingsRwas"];
-            anyhow::Ok((secs, once))
-        }));
-    }
-    let mut times = Vec::new();
-    let mut once_all = true;
-    for t in tasks {
-        let (secs, once) = t.await??;
-        times.push(secs);
-        once_all &= once;
-    }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let lat = probe.await?;
-    drop(inst);
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
-    let concurrent = Concurrent {
-        clients: times.len(),
-        rows_each: args.client_rows,
-        completed: times.len(),
-        completed_once: once_all,
-        to_completion_p50_secs: at(0.5),
-        to_completion_p95_secs: at(0.95),
-        to_completion_max_secs: at(1.0),
-        light_get: common::Percentiles::of(lat),
-    };
-    passed &= once_all;
+    let concurrent_nice0 = concurrent(&bin, &dir.0, &clients, &bytes, &args, 0).await?;
+    let concurrent = concurrent(&bin, &dir.0, &clients, &bytes, &args, 10).await?;
+    passed &= concurrent.completed_once && concurrent_nice0.completed_once;
     let results = Results {
         large,
         concurrent,
+        concurrent_nice0,
         passed,
     };
     let text = serde_json::to_string_pretty(&results)?;
@@ -317,4 +278,105 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
         std::fs::write(p, &text)?;
     }
     Ok(passed)
+}
+
+/// Light GETs (`/api/auth/me` of a user with no upload, every 5 ms) until `stop`: latencies in µs.
+fn probe(
+    prober: Session,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> tokio::task::JoinHandle<Vec<u64>> {
+    tokio::spawn(async move {
+        let mut lat = Vec::new();
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let t = Instant::now();
+            if prober.get_json("/api/auth/me").await.is_ok() {
+                lat.push(t.elapsed().as_micros() as u64);
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        lat
+    })
+}
+
+/// `args.rounds` times, every client uploads the same file at once on a server with
+/// `RUN_NICE=nice`; each run must complete once. The light GET is measured for 2 s before
+/// (idle) and during the rounds.
+async fn concurrent(
+    bin: &std::path::Path,
+    dir: &std::path::Path,
+    clients: &[common::LoadClient],
+    bytes: &[u8],
+    args: &Args,
+    nice: u8,
+) -> anyhow::Result<Concurrent> {
+    let nice_env = nice.to_string();
+    let inst = common::start_instance_with(
+        bin,
+        &dir.join("data"),
+        None,
+        None,
+        &[("RUN_NICE", &nice_env)],
+    )
+    .await?;
+    let mut sessions = Vec::new();
+    for c in clients {
+        sessions.push(Session::login(&inst.base, &c.email).await?);
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let idle = probe(
+        Session::login(&inst.base, "user@bank-b.example").await?,
+        stop.clone(),
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let idle = idle.await?;
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy = probe(
+        Session::login(&inst.base, "user@bank-b.example").await?,
+        stop.clone(),
+    );
+    let mut times = Vec::new();
+    let mut once_all = true;
+    for round in 0..args.rounds {
+        let mut tasks = Vec::new();
+        for (i, s) in sessions.iter().cloned().enumerate() {
+            let bytes = bytes.to_vec();
+            tasks.push(tokio::spawn(async move {
+                let name = format!("client-{i}-nice{nice}-round{round}.csv");
+                let (run, file) = upload(&s, None, &name, bytes).await?;
+                let t = Instant::now();
+                let done = wait_done(&s, &run, Duration::from_secs(900)).await?;
+                let secs = t.elapsed().as_secs_f64();
+                let f = s.get_json(&format!("/api/files/{file}")).await?;
+                let once = done["state"] == "completed"
+                    && done["attempts"] == 1
+                    && f["savingsRwas"] == done["result"]["savingsRwas"];
+                anyhow::Ok((secs, once))
+            }));
+        }
+        for t in tasks {
+            let (secs, once) = t.await??;
+            times.push(secs);
+            once_all &= once;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let lat = busy.await?;
+    drop(inst);
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
+    Ok(Concurrent {
+        run_nice: nice,
+        clients: clients.len(),
+        rounds: args.rounds,
+        rows_each: args.client_rows,
+        completed: times.len(),
+        completed_once: once_all && times.len() == clients.len() * args.rounds,
+        to_completion_p50_secs: at(0.5),
+        to_completion_p95_secs: at(0.95),
+        to_completion_max_secs: at(1.0),
+        light_get_idle: common::Percentiles::of(idle),
+        light_get: common::Percentiles::of(lat),
+    })
 }

@@ -97,6 +97,10 @@ pub struct Config {
     /// Engine worker threads per run (0: the cores divided among the concurrent runs).
     #[arg(long, env = "RUN_THREADS", default_value_t = 0)]
     pub run_threads: usize,
+    /// How much lower than the web requests' the engine threads of a run are scheduled (a nice
+    /// increment, 0 to 19; Linux), so runs use the cores the requests leave.
+    #[arg(long, env = "RUN_NICE", default_value_t = 10, value_parser = clap::value_parser!(u8).range(0..=19))]
+    pub run_nice: u8,
     /// Seconds a claimed run's lease lasts without a heartbeat; a run whose lease expired is
     /// claimed again by any instance.
     #[arg(long, env = "RUN_LEASE_SECS", default_value_t = 15)]
@@ -160,6 +164,7 @@ impl Config {
             s3_secret_access_key: None,
             run_concurrency: 2,
             run_threads: 0,
+            run_nice: 10,
             run_lease_secs: 15,
         }
     }

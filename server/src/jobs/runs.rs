@@ -457,7 +457,8 @@ async fn work(
         })
     };
     let fetched = started.elapsed();
-    let engine_result = tokio::task::spawn_blocking(move || -> Result<Engined, String> {
+    let nice = state.config.run_nice;
+    let engine = move || -> Result<Engined, String> {
         let limits = Limits {
             max_file_bytes: max_bytes,
             ..Limits::upload()
@@ -555,9 +556,10 @@ async fn work(
         use std::io::Write as _;
         w.flush().map_err(|e| e.to_string())?;
         Ok(Engined::Done(Box::new(report), classification))
-    })
-    .await
-    .map_err(|e| internal(run, e))??;
+    };
+    let engine_result = on_engine_thread(nice, engine)
+        .await
+        .map_err(|e| internal(run, e))??;
     drop(original);
     let engined = started.elapsed();
 
@@ -746,6 +748,51 @@ impl Classified {
     }
 }
 
+/// Runs `work` on a thread of its own whose scheduling priority is lowered by `nice` (Linux: the
+/// nice value is per thread, and the engine's worker threads, started from it, inherit it), so a
+/// run takes the cores the web requests leave instead of competing with them as equals. A thread
+/// per run rather than the blocking pool, whose threads are reused and could not get their
+/// priority back. A panic in `work` ends as an error.
+async fn on_engine_thread<T: Send + 'static>(
+    nice: u8,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<T> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("run-engine".into())
+        .spawn(move || {
+            lower_priority(nice);
+            let _ = tx.send(work());
+        })?;
+    rx.await
+        .map_err(|_| std::io::Error::other("the engine thread ended without a result"))
+}
+
+/// Lowers the calling thread's scheduling priority by `nice` (a no-op at 0 and off Linux). The
+/// standard library has no thread priority: two libc calls, the crate's one use of `unsafe`.
+#[allow(unsafe_code)]
+fn lower_priority(nice: u8) {
+    #[cfg(target_os = "linux")]
+    if nice > 0 {
+        // SAFETY: gettid and setpriority/getpriority take plain integers and touch no memory of
+        // ours; on Linux PRIO_PROCESS with a thread id changes that thread only.
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            *libc::__errno_location() = 0;
+            let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+            let target = (current + i32::from(nice)).min(19);
+            if libc::setpriority(libc::PRIO_PROCESS, tid, target) != 0 {
+                tracing::warn!(
+                    error = %std::io::Error::last_os_error(),
+                    "could not lower the engine thread's priority"
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+}
+
 /// Logs an internal failure and gives the user a plain message.
 fn internal(run: &RunRow, e: impl std::fmt::Display) -> String {
     tracing::error!(run = %run.id, error = %e, "processing run failed");
@@ -774,4 +821,42 @@ fn count_rows(path: &std::path::Path) -> std::io::Result<i64> {
 
 fn memchr_count(b: &[u8]) -> i64 {
     b.iter().filter(|&&c| c == b'\n').count() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn own_priority() -> i32 {
+        // SAFETY: as in `lower_priority`.
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::getpriority(libc::PRIO_PROCESS, tid)
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn the_engine_thread_and_the_threads_it_starts_run_at_a_lower_priority() {
+        let base = own_priority();
+        let (engine, worker) = on_engine_thread(7, || {
+            let worker = std::thread::spawn(own_priority).join().unwrap();
+            (own_priority(), worker)
+        })
+        .await
+        .unwrap();
+        let expected = (base + 7).min(19);
+        assert_eq!((engine, worker), (expected, expected));
+        // The caller's thread keeps its priority; 0 changes nothing.
+        assert_eq!(own_priority(), base);
+        assert_eq!(on_engine_thread(0, own_priority).await.unwrap(), base);
+    }
+
+    #[tokio::test]
+    async fn a_panic_on_the_engine_thread_is_an_error() {
+        let r = on_engine_thread(0, || -> u8 { panic!("engine failure") }).await;
+        assert!(r.is_err());
+    }
 }
