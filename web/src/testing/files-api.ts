@@ -113,10 +113,12 @@ export type FilesState = {
   columns: Record<string, StandardColumn[]>
   templates: MappingTemplate[]
   runs: RunSnapshot[]
+  /** The client's pending validations (the pending badge). */
+  pendingValidations: number
 }
 
 export function filesState(overrides: Partial<FilesState> = {}): FilesState {
-  return { files: [], levers: [PSE_LEVER, MDB_LEVER], columns: { [PSE_LEVER.id]: PSE_COLUMNS }, templates: [], runs: [], ...overrides }
+  return { files: [], levers: [PSE_LEVER, MDB_LEVER], columns: { [PSE_LEVER.id]: PSE_COLUMNS }, templates: [], runs: [], pendingValidations: 0, ...overrides }
 }
 
 /** The list endpoint's filters, as the server applies them (name contains, lever or none, type, processed, dates inclusive). */
@@ -142,6 +144,8 @@ export function applyFileFilters(files: ClientFile[], query: URLSearchParams): C
 export function filesHandlers(state: FilesState): Record<string, (req: MockRequest) => Response> {
   return {
     'GET /api/files': ({ query }) => json(200, applyFileFilters(state.files, query)),
+    'GET /api/validations/summary': ({ query }) =>
+      json(200, { clientId: query.get('client_id') ?? '', pendingValidations: state.pendingValidations, canApprove: false }),
     'DELETE /api/files/:id': ({ params }) => {
       const before = state.files.length
       state.files = state.files.filter((f) => f.id !== params.id)

@@ -256,6 +256,19 @@ export function filesTopic(clientId: string): string {
   return `client:${clientId}:files`
 }
 
+/** The client's pending validations (the pending badge's count; the Alerts tab decides them). */
+export const getPendingValidations = (clientId: string) =>
+  api.get<{ pendingValidations: number }>(clientPath('/api/validations/summary', clientId)).then((s) => s.pendingValidations)
+
+/** The client's pending validations, live: a landing, decision or deletion on its validations topic refetches the count. */
+export function usePendingValidations(clientId: string | null) {
+  const client = useQueryClient()
+  const key = [...fileKeys.client(clientId ?? ''), 'pending-validations'] as const
+  const invalidate = () => void client.invalidateQueries({ queryKey: key })
+  useRealtimeTopic(clientId ? `client:${clientId}:validations` : null, { onEvent: invalidate, onResync: invalidate })
+  return useQuery({ queryKey: key, queryFn: () => getPendingValidations(clientId!), enabled: clientId !== null })
+}
+
 /** The realtime topic of one processing run. */
 export function runTopic(clientId: string, runId: string): string {
   return `client:${clientId}:run:${runId}`

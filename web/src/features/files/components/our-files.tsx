@@ -14,7 +14,7 @@ import { errorMessage } from '@/lib/api-client'
 import { useAuthStore } from '@/lib/auth-store'
 import { toast } from '@/lib/toast'
 
-import { NO_FILTERS, useFiles, useLevers, useLiveFiles, type FileFilters, type Lever } from '../api'
+import { NO_FILTERS, useFiles, useLevers, useLiveFiles, usePendingValidations, type FileFilters, type Lever } from '../api'
 import { pendingCounts } from '../utils/format'
 import { FilesTable } from './files-table'
 
@@ -41,6 +41,7 @@ export function OurFiles() {
   const levers = useLevers()
   useLiveFiles(clientId)
   const files = useFiles(clientId, filters)
+  const pendingValidations = usePendingValidations(clientId)
 
   // The name search is debounced; the other filters apply at once.
   useEffect(() => {
@@ -73,7 +74,7 @@ export function OurFiles() {
       </div>
     )
   }
-  const pending = pendingCounts(files.data ?? [])
+  const pending = pendingCounts(files.data ?? [], pendingValidations.data ?? 0)
   return (
     <div className="mx-auto max-w-7xl space-y-6">
       <div className="flex flex-wrap items-end justify-between gap-4">

@@ -49,6 +49,8 @@ describe('file status', () => {
       makeFile({ id: 'f-3', processed: false, status: 'pending_review' }),
     ]
     expect(pendingCounts(files)).toEqual({ lever: 1, validation: 1, total: 2 })
+    // The client's pending validations count as files pending validation too.
+    expect(pendingCounts(files, 3)).toEqual({ lever: 1, validation: 4, total: 5 })
   })
 })
 

@@ -66,9 +66,12 @@ export function fileStatusView(file: ClientFile): FileStatusView {
   return { label: 'Uploaded', tone: 'slate' }
 }
 
-/** Files waiting on someone: no lever yet, or results pending validation. */
-export function pendingCounts(files: readonly ClientFile[]): { lever: number; validation: number; total: number } {
+/**
+ * Files waiting on someone: no lever yet, or results pending validation (the client's pending
+ * validations, `pendingValidations`, and the files whose classification waits for review).
+ */
+export function pendingCounts(files: readonly ClientFile[], pendingValidations = 0): { lever: number; validation: number; total: number } {
   const lever = files.filter((f) => !f.leverId && f.status !== 'pending_review').length
-  const validation = files.filter((f) => f.status === 'pending_review').length
+  const validation = files.filter((f) => f.status === 'pending_review').length + pendingValidations
   return { lever, validation, total: lever + validation }
 }
