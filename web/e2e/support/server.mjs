@@ -45,6 +45,8 @@ export const DEMO_PASSWORD = 'Demo-Password-1'
 export const ACCOUNTS = {
   admin: 'admin@example.com',
   approver: 'approver@example.com',
+  /** Bank A's own approver (a user whose membership role is approver). */
+  approver2: 'approver2@example.com',
   userA: 'user@bank-a.example',
   userB: 'user@bank-b.example',
   viewer: 'viewer@example.com',
