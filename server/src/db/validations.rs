@@ -249,6 +249,28 @@ pub struct Opened {
     pub pending: i64,
 }
 
+/// Whether a run has its validation already.
+#[tracing::instrument(skip(ex), err)]
+pub async fn exists_for_run<'e>(ex: impl AnyExecutor<'e>, run_id: &str) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM file_validations WHERE run_id = $1")
+        .bind(run_id)
+        .fetch_optional(ex)
+        .await?;
+    Ok(row.is_some())
+}
+
+/// Whether a file has a pending validation.
+#[tracing::instrument(skip(ex), err)]
+pub async fn file_has_pending<'e>(ex: impl AnyExecutor<'e>, file_id: &str) -> sqlx::Result<bool> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT 1 FROM file_validations WHERE file_id = $1 AND status = 'pending' LIMIT 1",
+    )
+    .bind(file_id)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.is_some())
+}
+
 /// Opens the pending validation of a landed result: the file's earlier pending validations
 /// become `superseded` (pointing at the new one), the new one is written once per run, and the
 /// client's count moves by the difference. In the caller's transaction (the completion's).

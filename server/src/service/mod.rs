@@ -192,6 +192,21 @@ impl<'s> Change<'s> {
         Ok(())
     }
 
+    /// Takes `topic`'s next sequence number now, for an event given later with
+    /// [`Change::announce`] (published after the commit like [`Change::also`]'s). A change that
+    /// locks rows other writers of `topic` also lock takes the topic first, so every writer
+    /// waits in the same order (the topic, then the rows) and none deadlocks, even when the
+    /// event's payload is only known after the writes. Every reservation must be announced.
+    pub async fn reserve(&mut self, topic: Topic) -> ApiResult<Reserved> {
+        let seq = realtime::next_seq(&mut self.tx, &topic).await?;
+        Ok(Reserved { topic, seq })
+    }
+
+    /// Gives the event of a [`Change::reserve`]d sequence number.
+    pub fn announce(&mut self, reserved: Reserved, event: Event) {
+        self.extra.push((reserved.topic, reserved.seq, event));
+    }
+
     /// Adds a processing run's `run.progress` (its final state) on the run's topic and
     /// `admin:runs`, published after the commit with the run's own sequence number (see
     /// [`publish_run_progress`]).
@@ -267,6 +282,14 @@ impl<'s> Change<'s> {
         .await?;
         Ok(())
     }
+}
+
+/// A topic sequence number taken by [`Change::reserve`], waiting for its event.
+#[derive(Debug)]
+#[must_use = "a reserved sequence number must be announced, or screens see a gap"]
+pub struct Reserved {
+    topic: Topic,
+    seq: i64,
 }
 
 /// Publishes a processing run's progress (`run.progress`, the run's snapshot) on the run's topic

@@ -667,3 +667,83 @@ async fn a_real_run_opens_the_validation_with_its_analysis() {
         "{analysis}"
     );
 }
+
+#[tokio::test]
+async fn landings_decisions_and_deletions_at_once_keep_the_count_and_never_fail() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let client = client_id(&app, "Bank A").await;
+    let mut files = Vec::new();
+    for n in 0..4 {
+        let f = csv_file(&app, &client, &format!("busy-{n}.csv")).await;
+        land(&app, &client, &f, completed(100.0, 0.1)).await;
+        files.push(f);
+    }
+    let first = app.login(APPROVER).await;
+    let second = app.login(APPROVER2).await;
+    let user = app.login(USER_A).await;
+    let decider = |s: Session, reject: bool| {
+        let client = client.clone();
+        async move {
+            let mut statuses = Vec::new();
+            for _ in 0..12 {
+                let (_, page) = s
+                    .json(&format!("/api/validations?client_id={client}&tab=pending"))
+                    .await;
+                let Some(id) = page["items"][0]["id"].as_str().map(str::to_string) else {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                };
+                let r = if reject {
+                    s.post(
+                        &format!("/api/validations/{id}/reject"),
+                        json!({"reason": "busy"}),
+                    )
+                    .await
+                } else {
+                    s.post_empty(&format!("/api/validations/{id}/approve"))
+                        .await
+                };
+                statuses.push(r.status().as_u16());
+            }
+            statuses
+        }
+    };
+    let landings = async {
+        for round in 0..2 {
+            for f in &files[..2] {
+                land(&app, &client, f, completed(200.0 + round as f64, 0.2)).await;
+            }
+        }
+    };
+    let deletions = async {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let mut statuses = Vec::new();
+        for f in &files[2..] {
+            let r = user
+                .http
+                .delete(app.url(&format!("/api/files/{f}")))
+                .header("x-csrf-token", user.cookie("capopt_csrf").unwrap())
+                .send()
+                .await
+                .unwrap();
+            statuses.push(r.status().as_u16());
+        }
+        statuses
+    };
+    let (a, b, (), d) = tokio::join!(
+        decider(first.clone(), false),
+        decider(second.clone(), true),
+        landings,
+        deletions
+    );
+    for s in a.iter().chain(&b) {
+        assert!(
+            matches!(s, 200 | 404 | 409),
+            "a decision answered {s}: {a:?} {b:?}"
+        );
+    }
+    // Reprocessed files (the first two) and deleted ones (the last two) are apart: a run of a
+    // deleted file cannot be queued.
+    assert!(d.iter().all(|s| *s == 204), "{d:?}");
+    counts(&app, &client).await;
+}

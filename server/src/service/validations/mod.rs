@@ -302,12 +302,18 @@ const ADMIN_TOPIC: Topic = Topic::Admin {
 /// Opens the pending validation of a run's landed result in the completion's transaction
 /// (`change` began on the client's files topic), superseding the file's earlier pending one,
 /// and announces it on the client's validations topic and `admin:validations` after the commit.
-/// A run that had its validation already writes nothing.
+/// The validations topics are taken before any validation row is written, as decisions take
+/// them before the row they decide. A run that has its validation already writes nothing.
 pub async fn open_for_result(
     change: &mut Change<'_>,
     run: &RunRow,
     result: &RunResult,
 ) -> ApiResult<()> {
+    if db::exists_for_run(change.conn(), &run.id).await? {
+        return Ok(());
+    }
+    let client_topic = change.reserve(validations_topic(&run.client_id)).await?;
+    let admin_topic = change.reserve(ADMIN_TOPIC).await?;
     let id = crate::db::new_id();
     let now = crate::db::now();
     let opened = db::open(
@@ -324,9 +330,6 @@ pub async fn open_for_result(
         },
     )
     .await?;
-    if !opened.created {
-        return Ok(());
-    }
     let payload = ValidationChange {
         client_id: run.client_id.clone().into(),
         validation_id: id,
@@ -334,30 +337,26 @@ pub async fn open_for_result(
         status: Some(ValidationStatus::Pending),
         pending_validations: opened.pending,
     };
-    change
-        .also(
-            validations_topic(&run.client_id),
-            Event::ValidationCreated(payload.clone()),
-        )
-        .await?;
-    change
-        .also(ADMIN_TOPIC, Event::ValidationCreated(payload))
-        .await?;
+    change.announce(client_topic, Event::ValidationCreated(payload.clone()));
+    change.announce(admin_topic, Event::ValidationCreated(payload));
     Ok(())
 }
 
 /// Removes a file's pending validations in the transaction that deletes the file (`change`
 /// began on the client's files topic) and announces the new count; the decided ones go with the
-/// file by cascade.
+/// file by cascade. The validations topics are taken before the rows are deleted (the order
+/// decisions follow).
 pub async fn remove_for_file(
     change: &mut Change<'_>,
     client_id: &str,
     file_id: &str,
 ) -> ApiResult<()> {
-    let removed = db::remove_pending_of_file(change.conn(), client_id, file_id).await?;
-    if removed == 0 {
+    if !db::file_has_pending(change.conn(), file_id).await? {
         return Ok(());
     }
+    let client_topic = change.reserve(validations_topic(client_id)).await?;
+    let admin_topic = change.reserve(ADMIN_TOPIC).await?;
+    db::remove_pending_of_file(change.conn(), client_id, file_id).await?;
     let pending = db::pending_count(change.conn(), client_id)
         .await?
         .unwrap_or(0);
@@ -368,15 +367,8 @@ pub async fn remove_for_file(
         status: None,
         pending_validations: pending,
     };
-    change
-        .also(
-            validations_topic(client_id),
-            Event::ValidationDeleted(payload.clone()),
-        )
-        .await?;
-    change
-        .also(ADMIN_TOPIC, Event::ValidationDeleted(payload))
-        .await?;
+    change.announce(client_topic, Event::ValidationDeleted(payload.clone()));
+    change.announce(admin_topic, Event::ValidationDeleted(payload));
     Ok(())
 }
 
@@ -685,6 +677,8 @@ async fn decide(
     access::require_decision(&actor.user, &row.client_id, what)?;
     let client = row.client_id.clone();
     let mut change = Change::begin(state, validations_topic(&client)).await?;
+    // Both topics before any row: the order every writer of validations follows.
+    let admin_topic = change.reserve(ADMIN_TOPIC).await?;
     // The row as it is now, inside the change.
     let current = db::get(change.conn(), id)
         .await?
@@ -734,11 +728,12 @@ async fn decide(
     )
     .await?;
     let Some(pending) = pending else {
-        // Another decision got there first: say what it is now, change nothing.
+        // Another decision got there first (or the file went): say what it is now, change
+        // nothing.
         let status = db::get(change.conn(), id)
             .await?
             .map(|r| r.status)
-            .unwrap_or_else(|| "deleted".into());
+            .ok_or_else(|| ApiError::not_found("Validation record not found"))?;
         return Err(match expected {
             None => not_pending(&status),
             Some(e) => ApiError::Conflict {
@@ -760,9 +755,7 @@ async fn decide(
         status: Some(to),
         pending_validations: pending,
     };
-    change
-        .also(ADMIN_TOPIC, Event::ValidationUpdated(payload.clone()))
-        .await?;
+    change.announce(admin_topic, Event::ValidationUpdated(payload.clone()));
     let event_type = match what {
         Decision::Approve => "validation_approved",
         Decision::Reject => "validation_rejected",
