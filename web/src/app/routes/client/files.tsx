@@ -49,7 +49,7 @@ export function Component() {
         <OurFiles />
       </TabsContent>
       <TabsContent value="alerts">
-        <AlertsDashboard clientId={clientId} />
+        <AlertsDashboard key={clientId} clientId={clientId} />
       </TabsContent>
     </Tabs>
   )

@@ -1,6 +1,7 @@
 import { AlertTriangle, Filter, RefreshCw, X } from 'lucide-react'
 import { useEffect, useId, useState } from 'react'
 
+import { ClientSwitcher } from '@/components/client-switcher'
 import { Alert } from '@/components/ui/alert'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card'
@@ -122,6 +123,7 @@ export function AlertsDashboard({ clientId }: { clientId: string }) {
             <h2 className="text-xl font-semibold text-slate-900">Alerts</h2>
             <p className="mt-1 text-sm text-slate-500">Processed files waiting for validation, and the decisions taken.</p>
           </div>
+          <ClientSwitcher />
           <div className="flex gap-2">
             <Button variant="outline" onClick={() => void onRefresh()} disabled={list.isFetching}>
               <RefreshCw className={list.isFetching ? 'animate-spin' : undefined} /> Refresh
