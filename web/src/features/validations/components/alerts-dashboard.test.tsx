@@ -72,6 +72,7 @@ function handlers(state: State) {
     },
     'POST /api/validations/:id/approve': decide('approved'),
     'POST /api/validations/:id/reject': decide('rejected'),
+    'POST /api/validations/:id/status': (req: MockRequest) => decide((req.body as { status: Validation['status'] }).status)(req),
   }
 }
 
@@ -159,6 +160,25 @@ describe('AlertsDashboard', () => {
     expect(within(dialog).getByRole('button', { name: 'Approve' })).toBeDisabled()
     expect(within(dialog).queryByText('Change Validation Status')).not.toBeInTheDocument()
     expect(calls.some((c) => c.key.startsWith('POST'))).toBe(false)
+  })
+
+  it('changes a decided validation back to pending from its details, naming the status seen', async () => {
+    const state: State = { items: [makeValidation({ status: 'approved', validatedAt: '2025-01-06T09:00:00Z', validatedByName: 'Pablo Approver' })], canApprove: true, failNext: null, listError: false }
+    const calls = render(state)
+    await userEvent.click(await screen.findByRole('tab', { name: 'Validation History' }))
+    await waitFor(() => expect(rows()).toHaveLength(1))
+    await userEvent.click(screen.getByRole('button', { name: 'View details of madrid_pse.csv' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Validation Details' })
+    expect(await within(dialog).findByText(/by Pablo Approver/)).toBeInTheDocument()
+    expect(within(dialog).getByRole('button', { name: 'Approve' })).toBeDisabled()
+    await userEvent.selectOptions(within(dialog).getByLabelText('New Status'), 'pending')
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Apply Change' }))
+    expect(await screen.findByText('Validation status changed')).toBeInTheDocument()
+    const change = calls.find((c) => c.key === 'POST /api/validations/:id/status')!
+    expect(change.body).toEqual({ status: 'pending', expectedStatus: 'approved' })
+    // The dialog closes a second after the change; the pending count is back to 1.
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Validation Details' })).not.toBeInTheDocument(), { timeout: 3000 })
+    await waitFor(() => expect(screen.getByRole('tab', { name: 'Pending Validations (1)' })).toBeInTheDocument())
   })
 
   it('follows decisions made elsewhere live, and offers Retry when the list fails', async () => {
