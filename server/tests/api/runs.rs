@@ -889,6 +889,72 @@ async fn a_reviewed_classification_teaches_the_classifier_and_is_measured() {
     );
 }
 
+/// A classification corrected once changes the next prediction: a file the classifier cannot
+/// place waits for review; an administrator gives it a lever; the next file with the same
+/// columns is classified as that lever and goes on to the analysis.
+#[tokio::test]
+async fn a_corrected_classification_changes_the_next_prediction() {
+    let app = TestApp::spawn().await;
+    let s = app.login(USER_A).await;
+    let client = client_id(&app, "Bank A").await;
+    let csv = b"Reference,Amount,Notes\nA-1,1000,first\nA-2,2000,second\nA-3,1500,third\n";
+    let file = stored_file(&app, &client, "unknown.csv", csv).await;
+    let run = queue(&app, &client, &file, RunMode::EnhancedAi, None).await;
+    let v = wait_final(&s, &run, 60).await;
+    assert_eq!(v["state"], "pending_review", "{v}");
+    let before = v["result"]["classification"].clone();
+    assert_ne!(before["lever"], "corporates", "{before}");
+
+    let (corporates,): (String,) =
+        sqlx::query_as("SELECT id FROM levers WHERE code = 'corporates'")
+            .fetch_one(&app.state.db.pool)
+            .await
+            .unwrap();
+    let a = app.login(ADMIN).await;
+    let r = a
+        .post(
+            &format!("/api/admin/files/{file}/lever"),
+            serde_json::json!({ "leverId": corporates }),
+        )
+        .await;
+    assert!(r.status().is_success(), "{}", r.status());
+
+    // The classifier as the runs call it, over the stored reviews: the same columns now read
+    // as corporates, above the review threshold.
+    let reviews = server::service::classification::reviews(&app.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(reviews.len(), 1);
+    let headers = ["Reference", "Amount", "Notes"];
+    let rows = vec![vec!["B-1", "500", "x"], vec!["B-2", "700", "y"]];
+    let refdata = analysis::refdata::RefData::builtin();
+    let plain = analysis::classify::classify(&headers, &rows, &refdata);
+    let taught = analysis::classify::classify_with_feedback(&headers, &rows, &refdata, &reviews);
+    assert_ne!(plain.lever, Some(analysis::model::Lever::Corporates));
+    assert_eq!(taught.lever, Some(analysis::model::Lever::Corporates));
+    assert!(taught.confidence >= 0.7, "{}", taught.confidence);
+
+    // So the next upload with those columns no longer waits for review: it goes on to the
+    // analysis under that lever (which this bare file cannot feed: it lacks the lever's columns).
+    let next = stored_file(
+        &app,
+        &client,
+        "unknown-2.csv",
+        b"Reference,Amount,Notes\nB-1,500,x\nB-2,700,y\n",
+    )
+    .await;
+    let run2 = queue(&app, &client, &next, RunMode::EnhancedAi, None).await;
+    let v2 = wait_final(&s, &run2, 60).await;
+    assert_eq!(v2["state"], "failed", "{v2}");
+    assert!(
+        v2["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Missing required columns"),
+        "{v2}"
+    );
+}
+
 /// Starts `capopt serve` on an ephemeral port over `data_dir` and `database_url` (SQLite in the
 /// data directory when `None`), with short leases: (child, base URL).
 async fn spawn_server(
