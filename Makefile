@@ -16,7 +16,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
 .PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-storage-s3 test-e2e-pg test-collab-pg check fmt types \
-        chromium services bench-analysis load-events load-collab load-collab-node load-runs load-runs-failover clean-test-dbs
+        chromium services bench-analysis load-events load-collab load-collab-node load-runs load-runs-failover load-runs-live clean-test-dbs
 
 help:
 	@echo "make run         build (release) and serve on http://127.0.0.1:8080 with demo data"
@@ -139,6 +139,16 @@ load-runs-failover:
 	mkdir -p $(LOAD_RESULTS)
 	$(CARGO_TARGET_DIR)/release/load-tests runs-failover --server-bin $(RELEASE_BIN) --database-url $(PG_URL) \
 	  --redis-url $(REDIS) --out $(LOAD_RESULTS)/runs-failover.json
+
+# 50 processing runs in progress at once, followed live by 20 administrators on the runs view and
+# File Management (figures in load-tests/README.md): updates per run per second reaching each
+# (at most 10), admin:runs delivery p99 (under 50 ms), every run's final state. SQLite; about
+# 2 GB of uploads and 5 GB of outputs in a temporary directory, removed at the end.
+load-runs-live:
+	cargo build --release -p server -p load-tests
+	mkdir -p $(LOAD_RESULTS)
+	$(CARGO_TARGET_DIR)/release/load-tests runs-live --server-bin $(RELEASE_BIN) --check \
+	  --out $(LOAD_RESULTS)/runs-live.json
 
 # Event fan-out (figures in load-tests/README.md): 10,000 authenticated sockets on one instance
 # (SQLite), then two instances on PostgreSQL relaying through Redis. Needs PostgreSQL and Redis up.

@@ -10,6 +10,7 @@ mod common;
 mod events;
 mod runs;
 mod runs_failover;
+mod runs_live;
 
 use clap::{Parser, Subcommand};
 
@@ -40,6 +41,10 @@ enum Scenario {
     /// Processing runs on two instances (PostgreSQL and Redis), one killed while it holds runs:
     /// every run completes exactly once and the survivor takes over within the lease.
     RunsFailover(runs_failover::Args),
+    /// Processing runs followed live: 50 runs in progress at once while administrators watch the
+    /// runs view and File Management over `/api/ws` (updates per run per second reaching each,
+    /// delivery latency, every run's final state).
+    RunsLive(runs_live::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -61,6 +66,7 @@ fn main() -> std::process::ExitCode {
             Scenario::CollabNode(args) => collab_node::run(args).await,
             Scenario::Runs(args) => runs::run(args).await,
             Scenario::RunsFailover(args) => runs_failover::run(args).await,
+            Scenario::RunsLive(args) => runs_live::run(args).await,
         }
     });
     match result {
