@@ -18,12 +18,15 @@ CREATE TABLE file_edit_history (
 );
 CREATE INDEX file_edit_history_file ON file_edit_history(file_id, edited_at);
 
--- The administrators' list over every client: each filter or sort without a client has an index
--- ending with the id, so a page is read from the index (newest first by default).
-CREATE INDEX client_files_all_uploaded ON client_files(uploaded_at, id);
-CREATE INDEX client_files_all_lever ON client_files(lever_id, uploaded_at, id);
-CREATE INDEX client_files_all_processed ON client_files(processed, uploaded_at, id);
-CREATE INDEX client_files_all_savings_rwas ON client_files(savings_rwas, id);
-CREATE INDEX client_files_all_savings_bps ON client_files(savings_bps, id);
-CREATE INDEX client_files_all_name ON client_files(lower(name), id);
-CREATE INDEX clients_name ON clients(name);
+-- The administrators' list over every client. Each sort has an index that starts with its
+-- order and then holds every filtered column (client, lever, processed flag, name), so a page in
+-- any order under any combination of filters is read from the index alone: no row is fetched
+-- to be checked, and the page's rows are then read by id.
+CREATE INDEX client_files_by_date ON client_files(uploaded_at, id, client_id, lever_id, processed, name);
+CREATE INDEX client_files_by_client ON client_files(client_id, uploaded_at, id, lever_id, processed, name);
+CREATE INDEX client_files_by_status ON client_files(processed, uploaded_at, id, client_id, lever_id, name);
+CREATE INDEX client_files_by_lever ON client_files(lever_id, uploaded_at, id, client_id, processed, name);
+CREATE INDEX client_files_by_savings_rwas ON client_files(savings_rwas, id, uploaded_at, client_id, lever_id, processed, name);
+CREATE INDEX client_files_by_savings_bps ON client_files(savings_bps, id, uploaded_at, client_id, lever_id, processed, name);
+CREATE INDEX client_files_by_name ON client_files(lower(name), id, uploaded_at, client_id, lever_id, processed, name);
+CREATE INDEX clients_name ON clients(name, id);

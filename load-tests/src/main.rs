@@ -8,6 +8,7 @@ mod collab;
 mod collab_node;
 mod common;
 mod events;
+mod file_management;
 mod runs;
 mod runs_failover;
 mod runs_live;
@@ -38,6 +39,9 @@ enum Scenario {
     /// file (time ratio, server memory), then many clients uploading at once (time to
     /// completion, each run once, a light GET's latency meanwhile).
     Runs(runs::Args),
+    /// File Management at scale: 100,000 files over 200 clients, every combination of the list's
+    /// filters, deep pages and each sort through `GET /api/admin/files` (p95 target 50 ms).
+    FileManagement(file_management::Args),
     /// Processing runs on two instances (PostgreSQL and Redis), one killed while it holds runs:
     /// every run completes exactly once and the survivor takes over within the lease.
     RunsFailover(runs_failover::Args),
@@ -66,6 +70,7 @@ fn main() -> std::process::ExitCode {
             Scenario::CollabNode(args) => collab_node::run(args).await,
             Scenario::Runs(args) => runs::run(args).await,
             Scenario::RunsFailover(args) => runs_failover::run(args).await,
+            Scenario::FileManagement(args) => file_management::run(args).await,
             Scenario::RunsLive(args) => runs_live::run(args).await,
         }
     });

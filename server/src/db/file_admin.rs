@@ -4,6 +4,7 @@
 
 use sqlx::{AnyConnection, AnyExecutor, FromRow};
 
+use super::Backend;
 use super::files::FileRow;
 
 /// A file with its client's name.
@@ -44,8 +45,6 @@ pub enum SortKey {
     Name,
     /// Client name.
     Client,
-    /// Lever name (files without a lever first in ascending order).
-    Lever,
     /// RWA savings.
     SavingsRwas,
     /// Savings in bps.
@@ -83,61 +82,89 @@ fn like_pattern(q: &str) -> String {
 
 /// The `WHERE` of a filter over `client_files f` (fixed fragments only; every value is bound,
 /// numbered from `$1` in the order of `binds`).
-fn where_clause(f: &AdminFilter, binds: &mut Vec<String>) -> String {
+fn where_clause(
+    f: &AdminFilter,
+    backend: Backend,
+    sort: Option<SortKey>,
+    binds: &mut Vec<String>,
+) -> String {
+    // SQLite: a filter on a column the sort's index also holds is checked in that index (the
+    // unary `+` keeps the planner from reading the filter's own index and then fetching every
+    // row to sort it), unless the filter's index is itself in the sort's order. A client's
+    // files are few: its index serves any sort. Counting (no sort) may use any index.
+    let indexable = |used_by: &[SortKey]| {
+        backend == Backend::Postgres || sort.is_none_or(|s| used_by.contains(&s))
+    };
+    let col = |name: &str, used_by: &[SortKey]| {
+        if indexable(used_by) {
+            name.to_string()
+        } else {
+            format!("+{name}")
+        }
+    };
+    let processed = col("f.processed", &[SortKey::UploadedAt, SortKey::Status]);
+    let lever = col("f.lever_id", &[SortKey::UploadedAt]);
+    let uploaded = col("f.uploaded_at", &[SortKey::UploadedAt]);
     let mut sql = String::from(" WHERE 1 = 1");
     let mut bind = |sql: &mut String, fragment: &str, value: String| {
         binds.push(value);
         sql.push_str(&fragment.replace("$?", &format!("${}", binds.len())));
     };
     if let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
-        bind(
-            &mut sql,
-            " AND lower(f.name) LIKE $? ESCAPE '\\'",
-            like_pattern(q),
-        );
+        // Any case: SQLite's LIKE ignores the case of ASCII letters (as its lower() does),
+        // PostgreSQL's ILIKE of every letter; neither computes a lower-cased copy per row.
+        let like = match backend {
+            Backend::Sqlite => " AND f.name LIKE $? ESCAPE '\\'",
+            Backend::Postgres => " AND f.name ILIKE $? ESCAPE '\\'",
+        };
+        bind(&mut sql, like, like_pattern(q));
     }
     if let Some(c) = &f.client_id {
         bind(&mut sql, " AND f.client_id = $?", c.clone());
     }
     if let Some(cat) = &f.category {
-        bind(
-            &mut sql,
-            " AND f.lever_id IN (SELECT id FROM levers WHERE lever_category = $?)",
-            cat.clone(),
-        );
+        // On SQLite the unary `+` keeps a category's few levers from being read as ranges of the
+        // lever index (then sorted): the sort's own index holds the lever.
+        let frag = match backend {
+            Backend::Sqlite => {
+                " AND +f.lever_id IN (SELECT id FROM levers WHERE lever_category = $?)"
+            }
+            Backend::Postgres => {
+                " AND f.lever_id IN (SELECT id FROM levers WHERE lever_category = $?)"
+            }
+        };
+        bind(&mut sql, frag, cat.clone());
     }
     match &f.lever {
-        Some(Some(l)) => bind(&mut sql, " AND f.lever_id = $?", l.clone()),
-        Some(None) => sql.push_str(" AND f.lever_id IS NULL"),
+        Some(Some(l)) => bind(&mut sql, &format!(" AND {lever} = $?"), l.clone()),
+        Some(None) => sql.push_str(&format!(" AND {lever} IS NULL")),
         None => {}
     }
     match f.processed {
-        Some(true) => sql.push_str(" AND f.processed = 1"),
-        Some(false) => sql.push_str(" AND f.processed = 0"),
+        Some(true) => sql.push_str(&format!(" AND {processed} = 1")),
+        Some(false) => sql.push_str(&format!(" AND {processed} = 0")),
         None => {}
     }
     if let Some(from) = &f.from {
-        bind(&mut sql, " AND f.uploaded_at >= $?", from.clone());
+        bind(&mut sql, &format!(" AND {uploaded} >= $?"), from.clone());
     }
     if let Some(to) = &f.to_exclusive {
-        bind(&mut sql, " AND f.uploaded_at < $?", to.clone());
+        bind(&mut sql, &format!(" AND {uploaded} < $?"), to.clone());
     }
     sql
 }
 
-/// The `ORDER BY` of a page (ties broken by the id, in the same direction, so a page is stable).
+/// The `ORDER BY` of a page: every key in one direction (ties broken by the id), so that the
+/// page is read in the order of the sort's index (migration 0008).
 fn order_by(p: &Page) -> String {
     let d = if p.desc { "DESC" } else { "ASC" };
     match p.sort {
         SortKey::UploadedAt => format!("f.uploaded_at {d}, f.id {d}"),
         SortKey::Name => format!("lower(f.name) {d}, f.id {d}"),
-        SortKey::Client => format!("c.name {d}, f.uploaded_at DESC, f.id DESC"),
-        SortKey::Lever => {
-            format!("COALESCE(l.lever_name, '') {d}, f.uploaded_at DESC, f.id DESC")
-        }
+        SortKey::Client => format!("c.name {d}, c.id {d}, f.uploaded_at {d}, f.id {d}"),
         SortKey::SavingsRwas => format!("f.savings_rwas {d}, f.id {d}"),
         SortKey::SavingsBps => format!("f.savings_bps {d}, f.id {d}"),
-        SortKey::Status => format!("f.processed {d}, f.uploaded_at DESC, f.id DESC"),
+        SortKey::Status => format!("f.processed {d}, f.uploaded_at {d}, f.id {d}"),
     }
 }
 
@@ -145,11 +172,15 @@ const COLS: &str = "f.id, f.client_id, f.name, f.file_type, f.content_type, f.si
 
 /// How many files match a filter.
 #[tracing::instrument(skip(ex), err)]
-pub async fn count<'e>(ex: impl AnyExecutor<'e>, filter: &AdminFilter) -> sqlx::Result<i64> {
+pub async fn count<'e>(
+    ex: impl AnyExecutor<'e>,
+    backend: Backend,
+    filter: &AdminFilter,
+) -> sqlx::Result<i64> {
     let mut binds = Vec::new();
     let sql = format!(
         "SELECT COUNT(*) FROM client_files f{}",
-        where_clause(filter, &mut binds)
+        where_clause(filter, backend, None, &mut binds)
     );
     let mut query = sqlx::query_as::<_, (i64,)>(sqlx::AssertSqlSafe(sql));
     for b in binds {
@@ -158,39 +189,62 @@ pub async fn count<'e>(ex: impl AnyExecutor<'e>, filter: &AdminFilter) -> sqlx::
     Ok(query.fetch_one(ex).await?.0)
 }
 
-/// One page of the files matching a filter, with their clients' names and levers. The page's
-/// ids are chosen first from `client_files` alone (an index walk for the sorts on its own
-/// columns), then joined.
+/// The ids of one page of the files matching a filter, read in the sort's order from its index,
+/// which holds every filtered column (no row is fetched to be checked).
 #[tracing::instrument(skip(ex), err)]
-pub async fn page<'e>(
+pub async fn page_ids<'e>(
     ex: impl AnyExecutor<'e>,
+    backend: Backend,
     filter: &AdminFilter,
     page: &Page,
-) -> sqlx::Result<Vec<AdminFileRow>> {
+) -> sqlx::Result<Vec<String>> {
     let mut binds = Vec::new();
-    let wh = where_clause(filter, &mut binds);
-    let order = order_by(page);
-    // The sorts on a joined column join inside the id query too.
-    let joins = match page.sort {
+    let wh = where_clause(filter, backend, Some(page.sort), &mut binds);
+    let n = binds.len();
+    let join = match page.sort {
         SortKey::Client => " JOIN clients c ON c.id = f.client_id",
-        SortKey::Lever => " LEFT JOIN levers l ON l.id = f.lever_id",
         _ => "",
     };
-    let n = binds.len();
     let sql = format!(
-        "SELECT {COLS} FROM (SELECT f.id FROM client_files f{joins}{wh} ORDER BY {order} LIMIT ${} OFFSET ${}) p
-         JOIN client_files f ON f.id = p.id
-         JOIN clients c ON c.id = f.client_id
-         LEFT JOIN levers l ON l.id = f.lever_id
-         ORDER BY {order}",
+        "SELECT f.id FROM client_files f{join}{wh} ORDER BY {} LIMIT ${} OFFSET ${}",
+        order_by(page),
         n + 1,
         n + 2
     );
-    let mut query = sqlx::query_as::<_, AdminFileRow>(sqlx::AssertSqlSafe(sql));
+    let mut query = sqlx::query_as::<_, (String,)>(sqlx::AssertSqlSafe(sql));
     for b in binds {
         query = query.bind(b);
     }
-    query.bind(page.limit).bind(page.offset).fetch_all(ex).await
+    Ok(query
+        .bind(page.limit)
+        .bind(page.offset)
+        .fetch_all(ex)
+        .await?
+        .into_iter()
+        .map(|r| r.0)
+        .collect())
+}
+
+/// Files by id with their clients' names and levers (in no particular order).
+#[tracing::instrument(skip(ex, ids), err)]
+pub async fn by_ids<'e>(
+    ex: impl AnyExecutor<'e>,
+    ids: &[String],
+) -> sqlx::Result<Vec<AdminFileRow>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let marks: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "SELECT {COLS} FROM client_files f JOIN clients c ON c.id = f.client_id
+         LEFT JOIN levers l ON l.id = f.lever_id WHERE f.id IN ({})",
+        marks.join(", ")
+    );
+    let mut query = sqlx::query_as::<_, AdminFileRow>(sqlx::AssertSqlSafe(sql));
+    for id in ids {
+        query = query.bind(id.clone());
+    }
+    query.fetch_all(ex).await
 }
 
 /// One file with its client's name.
@@ -393,7 +447,7 @@ mod tests {
             from: Some("2026-01-01T00:00:00.000000Z".into()),
             to_exclusive: Some("2026-02-01T00:00:00.000000Z".into()),
         };
-        let sql = where_clause(&f, &mut binds);
+        let sql = where_clause(&f, Backend::Postgres, None, &mut binds);
         assert_eq!(
             binds,
             [
@@ -410,5 +464,40 @@ mod tests {
         }
         assert!(sql.contains("f.processed = 0"));
         assert!(!sql.contains("50"), "values are bound, not written: {sql}");
+    }
+
+    #[test]
+    fn sqlite_checks_a_filter_in_the_sort_index_unless_its_own_index_is_in_order() {
+        let f = AdminFilter {
+            processed: Some(true),
+            lever: Some(Some("l".into())),
+            from: Some("2026-01-01T00:00:00.000000Z".into()),
+            category: Some("Assets".into()),
+            ..AdminFilter::default()
+        };
+        let sql = |backend, sort| where_clause(&f, backend, sort, &mut Vec::new());
+        let by_rwas = sql(Backend::Sqlite, Some(SortKey::SavingsRwas));
+        assert!(by_rwas.contains("+f.processed = 1"), "{by_rwas}");
+        assert!(by_rwas.contains("+f.lever_id = $"), "{by_rwas}");
+        assert!(by_rwas.contains("+f.uploaded_at >= $"), "{by_rwas}");
+        let by_date = sql(Backend::Sqlite, Some(SortKey::UploadedAt));
+        assert!(by_date.contains(" f.processed = 1") && by_date.contains(" f.lever_id = $"));
+        assert!(
+            by_date.contains("+f.lever_id IN"),
+            "a category never: {by_date}"
+        );
+        let by_status = sql(Backend::Sqlite, Some(SortKey::Status));
+        assert!(by_status.contains(" f.processed = 1") && by_status.contains("+f.lever_id = $"));
+        for (backend, sort) in [
+            (Backend::Sqlite, None),
+            (Backend::Postgres, Some(SortKey::Name)),
+        ] {
+            let s = sql(backend, sort);
+            assert!(
+                !s.contains("+f.processed") && !s.contains("+f.uploaded_at"),
+                "{s}"
+            );
+        }
+        assert!(sql(Backend::Postgres, None).contains("ILIKE") || f.q.is_none());
     }
 }

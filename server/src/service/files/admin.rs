@@ -78,8 +78,7 @@ pub struct AdminListQuery {
     pub to: Option<String>,
     /// `all` (default), `processed` or `unprocessed`.
     pub status: Option<String>,
-    /// `uploaded_at` (default), `name`, `client`, `lever`, `savings_rwas`, `savings_bps` or
-    /// `status`.
+    /// `uploaded_at` (default), `name`, `client`, `savings_rwas`, `savings_bps` or `status`.
     pub sort: Option<String>,
     /// `desc` (default) or `asc`.
     pub dir: Option<String>,
@@ -125,13 +124,12 @@ pub fn parse_query(q: &AdminListQuery) -> ApiResult<(AdminFilter, Page)> {
         None | Some("uploaded_at") => SortKey::UploadedAt,
         Some("name") => SortKey::Name,
         Some("client") => SortKey::Client,
-        Some("lever") => SortKey::Lever,
         Some("savings_rwas") => SortKey::SavingsRwas,
         Some("savings_bps") => SortKey::SavingsBps,
         Some("status") => SortKey::Status,
         Some(other) => {
             return Err(ApiError::validation(format!(
-                "Unknown sort: {other} (uploaded_at, name, client, lever, savings_rwas, savings_bps or status)"
+                "Unknown sort: {other} (uploaded_at, name, client, savings_rwas, savings_bps or status)"
             )));
         }
     };
@@ -216,8 +214,16 @@ async fn views(state: &AppState, rows: Vec<AdminFileRow>) -> ApiResult<Vec<Admin
 pub async fn list(state: &AppState, actor: &Actor, q: &AdminListQuery) -> ApiResult<AdminFilePage> {
     actor.user.require_admin()?;
     let (filter, page) = parse_query(q)?;
-    let total = db::count(&state.db.pool, &filter).await?;
-    let rows = db::page(&state.db.pool, &filter, &page).await?;
+    let backend = state.db.backend;
+    let total = db::count(&state.db.pool, backend, &filter).await?;
+    let ids = db::page_ids(&state.db.pool, backend, &filter, &page).await?;
+    let mut rows = db::by_ids(&state.db.pool, &ids).await?;
+    let at: HashMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    rows.sort_by_key(|r| at.get(r.file.id.as_str()).copied().unwrap_or(usize::MAX));
     Ok(AdminFilePage {
         items: views(state, rows).await?,
         total,

@@ -36,7 +36,7 @@ export type AdminFileFilters = {
 export const NO_FILTERS: AdminFileFilters = { q: '', clientId: '', category: '', lever: '', from: '', to: '', status: 'all' }
 
 /** The sort keys the server accepts. */
-export type SortKey = 'uploaded_at' | 'name' | 'client' | 'lever' | 'savings_rwas' | 'savings_bps' | 'status'
+export type SortKey = 'uploaded_at' | 'name' | 'client' | 'savings_rwas' | 'savings_bps' | 'status'
 
 /** What a page of the list is: filters, sort and page. */
 export type ListRequest = {

@@ -27,7 +27,6 @@ const SORT_KEYS: Record<string, SortKey> = {
   name: 'name',
   clientName: 'client',
   uploadedAt: 'uploaded_at',
-  lever: 'lever',
   savingsRwas: 'savings_rwas',
   savingsBps: 'savings_bps',
   status: 'status',
@@ -44,6 +43,8 @@ const columns = [
   col.accessor((f) => f.leverName ?? '', {
     id: 'lever',
     header: 'Lever',
+    // Filtered by category and lever instead (every sort has its own index on the server).
+    enableSorting: false,
     cell: (ctx) => {
       const { name, category } = leverLabel(ctx.row.original)
       return (
