@@ -131,6 +131,10 @@ struct Arrival {
 
 type Sink = Arc<Mutex<Vec<Arrival>>>;
 
+/// One run's frames on one socket (arrival and what it was), its sequence numbers, and whether
+/// its final state arrived.
+type RunFrames<'a> = (Vec<(Instant, &'a str)>, Vec<i64>, bool);
+
 struct Watcher {
     admin: usize,
     view: View,
@@ -152,6 +156,8 @@ struct RateFigures {
     frames_per_admin_per_s: f64,
     /// Sequence gaps within one run's frames (a lost frame or a resync).
     seq_gaps: usize,
+    /// The busiest window found: where in the run's life it fell and what it held.
+    busiest: Option<Busiest>,
     /// Runs whose final state reached every administrator on this view, of `runs`.
     final_states_received: usize,
     final_states_expected: usize,
@@ -211,6 +217,18 @@ struct ProbeDetail {
     first_ms: f64,
     median_ms: f64,
     last_ms: f64,
+}
+
+/// The busiest 1 s window of one run on one socket.
+#[derive(Debug, Serialize)]
+struct Busiest {
+    frames: usize,
+    /// From the run's first frame on this socket to the window's first.
+    after_first_frame_s: f64,
+    /// From the window's last frame to the run's last frame on this socket.
+    before_last_frame_s: f64,
+    /// The window's frames by the run's state in each, and the file's own events.
+    kinds: std::collections::BTreeMap<String, usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -400,14 +418,22 @@ async fn upload_unprocessed(
 }
 
 /// The most timestamps within any sliding window of `width` (`times` sorted).
+#[cfg(test)]
 fn busiest_window(times: &[Instant], width: Duration) -> usize {
-    let mut best = 0;
+    busiest_window_at(times, width).0
+}
+
+/// [`busiest_window`] and the index of the window's first timestamp.
+fn busiest_window_at(times: &[Instant], width: Duration) -> (usize, usize) {
+    let mut best = (0, 0);
     let mut j = 0;
     for i in 0..times.len() {
         while j < times.len() && times[j] < times[i] + width {
             j += 1;
         }
-        best = best.max(j - i);
+        if j - i > best.0 {
+            best = (j - i, i);
+        }
     }
     best
 }
@@ -780,12 +806,13 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
         let mut finals: HashMap<&str, usize> = HashMap::new();
         let mut admins = 0;
         let mut span = Duration::ZERO;
+        let mut busiest: Option<Busiest> = None;
         for (_, _, arrivals) in recorded.iter().filter(|(_, v, _)| *v == view) {
             admins += 1;
             if let (Some(a), Some(b)) = (arrivals.first(), arrivals.last()) {
                 span = span.max(b.at.duration_since(a.at));
             }
-            let mut per_run: HashMap<&str, (Vec<Instant>, Vec<i64>, bool)> = HashMap::new();
+            let mut per_run: HashMap<&str, RunFrames<'_>> = HashMap::new();
             for a in arrivals {
                 let run = if a.progress {
                     a.subject.as_str()
@@ -800,7 +827,12 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
                 }
                 frames += 1;
                 let e = per_run.entry(run).or_default();
-                e.0.push(a.at);
+                let label = if a.progress {
+                    a.state.as_deref().unwrap_or("?")
+                } else {
+                    "file event"
+                };
+                e.0.push((a.at, label));
                 if a.progress {
                     // A claim starts the run's sequence afresh above the queued frame's.
                     if a.state.as_deref() != Some("queued") {
@@ -811,10 +843,25 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
                     }
                 }
             }
-            for (run, (mut times, mut seqs, done)) in per_run {
-                times.sort();
+            for (run, (mut frames_of_run, mut seqs, done)) in per_run {
+                frames_of_run.sort_by_key(|f| f.0);
+                let times: Vec<Instant> = frames_of_run.iter().map(|f| f.0).collect();
                 pairs += 1;
-                let b = busiest_window(&times, Duration::from_secs(1));
+                let (b, at) = busiest_window_at(&times, Duration::from_secs(1));
+                if b > max {
+                    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+                    for f in &frames_of_run[at..at + b] {
+                        *kinds.entry(f.1.to_string()).or_default() += 1;
+                    }
+                    busiest = Some(Busiest {
+                        frames: b,
+                        after_first_frame_s: times[at].duration_since(times[0]).as_secs_f64(),
+                        before_last_frame_s: times[times.len() - 1]
+                            .duration_since(times[at + b - 1])
+                            .as_secs_f64(),
+                        kinds,
+                    });
+                }
                 max = max.max(b);
                 if b > 10 {
                     over += 1;
@@ -848,6 +895,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
                 0.0
             },
             seq_gaps: gaps,
+            busiest,
             final_states_received: finals
                 .iter()
                 .filter(|(run, n)| **n == admins && !ended_before.contains(*run))
