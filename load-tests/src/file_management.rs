@@ -65,6 +65,8 @@ struct Results {
     requests: usize,
     all: common::Percentiles,
     p95_ms: f64,
+    /// Combinations whose own p95 is above the target.
+    combinations_over_target: usize,
     worst_combinations: Vec<Combo>,
     by_sort: BTreeMap<String, f64>,
     passed: bool,
@@ -436,6 +438,10 @@ async fn run_on(args: &Args, data: &std::path::Path, url: Option<String>) -> any
     let p95 = sorted[((sorted.len() as f64 * 0.95).ceil() as usize).clamp(1, sorted.len()) - 1]
         as f64
         / 1000.0;
+    let over = worst
+        .iter()
+        .filter(|c| c.p95_ms > args.target_p95_ms)
+        .count();
     worst.sort_by(|a, b| b.p95_ms.total_cmp(&a.p95_ms));
     worst.truncate(8);
     let by_sort = by_sort
@@ -456,6 +462,7 @@ async fn run_on(args: &Args, data: &std::path::Path, url: Option<String>) -> any
         requests: all.len(),
         all: common::Percentiles::of(all),
         p95_ms: p95,
+        combinations_over_target: over,
         passed: p95 <= args.target_p95_ms,
         worst_combinations: worst,
         by_sort,
