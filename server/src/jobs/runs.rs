@@ -460,20 +460,12 @@ async fn work(
     };
     let fetched = started.elapsed();
     let nice = state.config.run_nice;
-    let engine = move || -> Result<Engined, String> {
+    let (count_path, count_shared) = (original_path.clone(), shared2.clone());
+    let analyse = move || -> Result<Engined, String> {
         let limits = Limits {
             max_file_bytes: max_bytes,
             ..Limits::upload()
         };
-        if out_kind == OutputKind::Csv {
-            let total = count_rows(&original_path).map_err(|e| e.to_string())?;
-            shared2
-                .live
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .figures
-                .rows_total = Some(total);
-        }
         let today = chrono::Utc::now().date_naive();
         let engine = Engine::new(
             RuleSet::for_reporting_date(today),
@@ -558,6 +550,24 @@ async fn work(
         use std::io::Write as _;
         w.flush().map_err(|e| e.to_string())?;
         Ok(Engined::Done(Box::new(report), classification))
+    };
+    // A CSV's row count serves the progress only: counted beside the analysis, not before it.
+    let engine = move || {
+        std::thread::scope(|scope| {
+            if out_kind == OutputKind::Csv {
+                scope.spawn(|| {
+                    if let Ok(total) = count_rows(&count_path) {
+                        count_shared
+                            .live
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .figures
+                            .rows_total = Some(total);
+                    }
+                });
+            }
+            analyse()
+        })
     };
     let engine_result = on_engine_thread(nice, engine)
         .await
