@@ -136,7 +136,7 @@ test.describe('File Management', () => {
     await details.getByRole('tab', { name: 'Edit History' }).click()
     const history = details.getByRole('table', { name: 'Edit history' })
     await expect(history.getByRole('row').nth(1)).toContainText('Savings Rwas')
-    await expect(history.getByRole('row').nth(1)).toContainText('12345.67')
+    await expect(history.getByRole('row').nth(1)).toContainText('12.345,67')
     await expect(history).toContainText('Lever')
     await expect(history).toContainText('Not set')
     await expect(history).toContainText('Public Sector Entities (PSE)')

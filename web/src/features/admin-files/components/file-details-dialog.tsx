@@ -280,8 +280,8 @@ function HistoryTab({ fileId, active }: { fileId: string; active: boolean }) {
                     </span>
                   </td>
                   <td className="px-3 py-2">{fieldLabel(e.field)}</td>
-                  <td className="px-3 py-2">{historyValue(e.oldValue)}</td>
-                  <td className="px-3 py-2">{historyValue(e.newValue)}</td>
+                  <td className="px-3 py-2">{historyValue(e.oldValue, e.field)}</td>
+                  <td className="px-3 py-2">{historyValue(e.newValue, e.field)}</td>
                 </tr>
               )
             })

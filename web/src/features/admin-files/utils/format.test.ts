@@ -12,6 +12,15 @@ describe('File Management formatting', () => {
     expect(historyValue(null)).toBe('Not set')
     expect(historyValue('  ')).toBe('Not set')
     expect(historyValue('PSE')).toBe('PSE')
+    expect(historyValue('PSE', 'lever')).toBe('PSE')
+  })
+
+  it('writes the savings values of the history to the cent, in Spanish formatting', () => {
+    expect(historyValue('226880739185.410004', 'savings_rwas')).toBe('226.880.739.185,41')
+    expect(historyValue('0', 'savings_rwas')).toBe('0')
+    expect(historyValue('12.5', 'savings_bps')).toBe('12,5')
+    expect(historyValue('1000', 'name')).toBe('1000')
+    expect(historyValue(null, 'savings_bps')).toBe('Not set')
     expect(editorName({ editorName: null })).toBe('Unknown User')
     expect(initials('Ana María García')).toBe('AG')
     expect(initials('Unknown User')).toBe('UU')

@@ -82,9 +82,19 @@ export function fieldLabel(field: string): string {
     .join(' ')
 }
 
-/** A history value: 'Not set' when empty (lever values arrive as lever names). */
-export function historyValue(value: FileEdit['oldValue']): string {
-  return value === null || value.trim() === '' ? 'Not set' : value
+const savingsFormatter = new Intl.NumberFormat('es-ES', { minimumFractionDigits: 0, maximumFractionDigits: 2, useGrouping: 'always' })
+
+/**
+ * A history value: 'Not set' when empty (lever values arrive as lever names); the savings
+ * fields' numbers (stored with six decimals) in Spanish formatting to the cent, `12.345,67`.
+ */
+export function historyValue(value: FileEdit['oldValue'], field?: string): string {
+  if (value === null || value.trim() === '') return 'Not set'
+  if (field?.startsWith('savings_')) {
+    const n = Number(value)
+    if (Number.isFinite(n)) return savingsFormatter.format(n)
+  }
+  return value
 }
 
 /** The editor's name, 'Unknown User' when not known. */
