@@ -338,3 +338,33 @@ impl Percentiles {
         }
     }
 }
+
+/// Runs the `capopt` binary with `args` (its output discarded); an error when it fails.
+pub(crate) fn capopt(bin: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let st = std::process::Command::new(bin)
+        .args(args)
+        .stdout(Stdio::null())
+        .status()?;
+    if !st.success() {
+        anyhow::bail!("capopt {args:?} failed");
+    }
+    Ok(())
+}
+
+/// Writes a generated PSE exposure file of `rows` rows to `output` (`capopt generate-exposures`).
+pub(crate) fn generate_pse(bin: &Path, rows: usize, output: &Path) -> anyhow::Result<()> {
+    let rows = rows.to_string();
+    let output = output.to_str().ok_or_else(|| anyhow::anyhow!("path"))?;
+    capopt(
+        bin,
+        &[
+            "generate-exposures",
+            "--lever",
+            "pse",
+            "--rows",
+            &rows,
+            "--output",
+            output,
+        ],
+    )
+}

@@ -84,17 +84,6 @@ struct Results {
     passed: bool,
 }
 
-fn capopt(bin: &PathBuf, args: &[&str]) -> anyhow::Result<()> {
-    let st = std::process::Command::new(bin)
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .status()?;
-    if !st.success() {
-        bail!("capopt {args:?} failed");
-    }
-    Ok(())
-}
-
 /// Uploads a file for enhanced-AI processing; its run's id and its file's id.
 pub(crate) async fn upload(
     s: &Session,
@@ -158,23 +147,11 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
         None
     } else {
         let input = dir.0.join("large.csv");
-        let rows = args.rows.to_string();
-        capopt(
-            &bin,
-            &[
-                "generate-exposures",
-                "--lever",
-                "pse",
-                "--rows",
-                &rows,
-                "--output",
-                input.to_str().unwrap(),
-            ],
-        )?;
+        common::generate_pse(&bin, args.rows, &input)?;
         let out = dir.0.join("optimized_large.csv");
         let summary = dir.0.join("summary.json");
         let t = Instant::now();
-        capopt(
+        common::capopt(
             &bin,
             &[
                 "analyze",
@@ -249,19 +226,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     // Concurrent clients, with a light GET measured meanwhile: the engine threads at the web
     // requests' priority, then as the server runs them by default.
     let input = dir.0.join("small.csv");
-    let rows = args.client_rows.to_string();
-    capopt(
-        &bin,
-        &[
-            "generate-exposures",
-            "--lever",
-            "pse",
-            "--rows",
-            &rows,
-            "--output",
-            input.to_str().unwrap(),
-        ],
-    )?;
+    common::generate_pse(&bin, args.client_rows, &input)?;
     let bytes = std::fs::read(&input)?;
     let concurrent_nice0 = concurrent(&bin, &dir.0, &clients, &bytes, &args, 0).await?;
     let concurrent = concurrent(&bin, &dir.0, &clients, &bytes, &args, 10).await?;

@@ -85,16 +85,7 @@ async fn scenario(
 ) -> anyhow::Result<Results> {
     common::prepare_database(data, Some(url.to_string()), 0).await?;
     let input = dir.join("exposures.csv");
-    let st = std::process::Command::new(&args.server_bin)
-        .args(["generate-exposures", "--lever", "pse", "--rows"])
-        .arg(args.rows.to_string())
-        .arg("--output")
-        .arg(&input)
-        .stdout(std::process::Stdio::null())
-        .status()?;
-    if !st.success() {
-        bail!("generate-exposures failed");
-    }
+    common::generate_pse(&args.server_bin, args.rows, &input)?;
     let bytes = std::fs::read(&input)?;
     let envs = [("RUN_CONCURRENCY", "2")];
     let mut a = common::start_instance_with(

@@ -375,17 +375,6 @@ async fn listen(
     }
 }
 
-fn capopt(bin: &PathBuf, args: &[&str]) -> anyhow::Result<()> {
-    let st = std::process::Command::new(bin)
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .status()?;
-    if !st.success() {
-        bail!("capopt {args:?} failed");
-    }
-    Ok(())
-}
-
 /// Uploads a file to a client without processing it; the file's id.
 async fn upload_unprocessed(
     s: &Session,
@@ -463,32 +452,9 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     common::prepare_database(&dir.0.join("data"), None, args.clients.max(1)).await?;
     let bin = args.server_bin.clone();
     let input = dir.0.join("exposures.csv");
-    let rows = args.rows.to_string();
-    capopt(
-        &bin,
-        &[
-            "generate-exposures",
-            "--lever",
-            "pse",
-            "--rows",
-            &rows,
-            "--output",
-            input.to_str().context("path")?,
-        ],
-    )?;
+    common::generate_pse(&bin, args.rows, &input)?;
     let probe_input = dir.0.join("probe.csv");
-    capopt(
-        &bin,
-        &[
-            "generate-exposures",
-            "--lever",
-            "pse",
-            "--rows",
-            "20",
-            "--output",
-            probe_input.to_str().context("path")?,
-        ],
-    )?;
+    common::generate_pse(&bin, 20, &probe_input)?;
     let bytes = bytes::Bytes::from(std::fs::read(&input)?);
     let probe_bytes = std::fs::read(&probe_input)?;
     let file_mb = bytes.len() as f64 / 1e6;
