@@ -51,6 +51,9 @@ pub struct Config {
         default_value = "Capital Optimization <no-reply@capopt.local>"
     )]
     pub mail_from: String,
+    /// The support address shown on FAQ & Support, where users write for help.
+    #[arg(long, env = "SUPPORT_EMAIL", default_value = "support@capopt.local")]
+    pub support_email: String,
     /// Extra origins allowed for WebSockets and state-changing requests (comma separated), for a
     /// web app served from another origin during development.
     #[arg(long, env = "ALLOWED_ORIGINS", value_delimiter = ',')]
@@ -151,6 +154,7 @@ impl Config {
             cookie_secure: false,
             smtp_url: None,
             mail_from: "test@capopt.local".into(),
+            support_email: "support@capopt.local".into(),
             allowed_origins: vec![],
             trust_proxy: false,
             trusted_proxies: vec![],

@@ -21,6 +21,7 @@ pub mod admin;
 pub mod admin_files;
 pub mod auth;
 pub mod board;
+pub mod calculator;
 pub mod clients;
 pub mod collab_ws;
 pub mod dashboard;
@@ -31,6 +32,7 @@ pub mod levers;
 pub mod mappings;
 pub mod reports;
 pub mod runs;
+pub mod support;
 pub mod validations;
 pub mod waitlist;
 
@@ -64,6 +66,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(levers::router())
         .merge(mappings::router())
         .merge(validations::router())
+        .merge(calculator::router())
+        .merge(support::router())
         .merge(crate::realtime::ws::router())
 }
 

@@ -19,6 +19,7 @@ pub mod misc;
 pub mod reports;
 pub mod runs;
 pub mod savings;
+pub mod scenarios;
 pub mod sessions;
 pub mod settings;
 pub mod users;

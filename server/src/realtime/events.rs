@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::service::board::BoardPatch;
+use crate::service::calculator::ScenarioChange;
 use crate::service::reports::ReportListChange;
 use crate::service::runs::RunSnapshot;
 use crate::service::savings::SavingsChanged;
@@ -86,6 +87,12 @@ pub enum Event {
     /// A file's pending validation went with the file.
     #[serde(rename = "validation.deleted")]
     ValidationDeleted(ValidationChange),
+    /// A calculator scenario of a client was saved.
+    #[serde(rename = "scenario.saved")]
+    ScenarioSaved(ScenarioChange),
+    /// A calculator scenario of a client was deleted.
+    #[serde(rename = "scenario.deleted")]
+    ScenarioDeleted(ScenarioChange),
     /// The subscription is active from the frame's `seq` on.
     #[serde(rename = "subscribed")]
     Subscribed,
@@ -135,6 +142,8 @@ impl Event {
             Event::ValidationCreated(_) => "validation.created",
             Event::ValidationUpdated(_) => "validation.updated",
             Event::ValidationDeleted(_) => "validation.deleted",
+            Event::ScenarioSaved(_) => "scenario.saved",
+            Event::ScenarioDeleted(_) => "scenario.deleted",
             Event::Subscribed => "subscribed",
             Event::Unsubscribed(_) => "unsubscribed",
             Event::Denied(_) => "denied",

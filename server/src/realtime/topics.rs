@@ -7,6 +7,7 @@
 //! | `client:{client_id}:validations` | validation decisions | the client's members, admins |
 //! | `client:{client_id}:savings` | savings and dashboard figures | the client's members, admins |
 //! | `client:{client_id}:reports` | report list changes (reports and folders) | the client's members, admins |
+//! | `client:{client_id}:scenarios` | saved calculator scenarios | the client's members, admins |
 //! | `client:{client_id}:run:{run_id}` | progress of one processing run | the client's members, admins |
 //! | `admin:runs`, `admin:files`, `admin:dashboard`, `admin:validations` | admin-wide views | admins |
 //!
@@ -15,7 +16,14 @@
 use crate::auth::AuthUser;
 
 /// The per-client areas that have a topic.
-pub const CLIENT_AREAS: [&str; 5] = ["board", "files", "validations", "savings", "reports"];
+pub const CLIENT_AREAS: [&str; 6] = [
+    "board",
+    "files",
+    "validations",
+    "savings",
+    "reports",
+    "scenarios",
+];
 /// The admin-wide topics' areas.
 pub const ADMIN_AREAS: [&str; 4] = ["runs", "files", "dashboard", "validations"];
 /// Longest accepted topic name.

@@ -12,6 +12,7 @@
 
 pub mod auth;
 pub mod board;
+pub mod calculator;
 pub mod classification;
 pub mod clients;
 pub mod dashboard;
@@ -22,6 +23,7 @@ pub mod mappings;
 pub mod reports;
 pub mod runs;
 pub mod savings;
+pub mod support;
 pub mod users;
 pub mod validations;
 pub mod waitlist;

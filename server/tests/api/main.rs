@@ -7,6 +7,7 @@ mod helpers;
 mod admin_config;
 mod auth;
 mod board;
+mod calculator;
 mod contract;
 mod file_management;
 mod files;

@@ -100,6 +100,8 @@ enum Needs {
     BareLever,
     /// A pending validation of Bank A (a file whose run's result landed).
     Validation,
+    /// A saved calculator scenario of Bank A.
+    Scenario,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -342,6 +344,23 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/validations/{validation_id}/status", Rule::Approver, 200)
         .needs(Needs::Validation)
         .body(|_| Some(json!({"status": "approved", "expectedStatus": "pending"}))),
+    // Calculators: the admin one on given figures, the client one on the client's figures, and
+    // the client's saved scenarios.
+    route("POST", "/api/admin/calculator", Rule::Admin, 200).body(|_| {
+        Some(json!({"cet1Capital": 13e9, "totalRwas": 100e9, "optimisation": {"by": "bps", "value": 10}}))
+    }),
+    route("GET", "/api/calculator", Rule::ClientRead, 200).on_client(),
+    route("POST", "/api/calculator", Rule::ClientRead, 200)
+        .on_client()
+        .body(|_| Some(json!({"optimisation": {"by": "bps", "value": 10}}))),
+    route("GET", "/api/calculator/scenarios", Rule::ClientRead, 200).on_client(),
+    route("POST", "/api/calculator/scenarios", Rule::ClientWrite, 201).body(|f| {
+        Some(json!({"clientId": f.client, "name": format!("Scenario {}", f.unique), "optimisation": {"by": "bps", "value": 10}}))
+    }),
+    route("DELETE", "/api/calculator/scenarios/{scenario_id}", Rule::ClientWrite, 204)
+        .needs(Needs::Scenario),
+    // FAQ & Support.
+    route("GET", "/api/support", Rule::SignedIn, 200),
     // Sockets, called without the upgrade: 401 anonymous, 426 signed in.
     route("GET", "/api/ws", Rule::SignedIn, 426),
     route("GET", "/api/collab/{report_id}", Rule::SignedIn, 426).needs(Needs::Report),
@@ -530,6 +549,15 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             .await
         }
         Needs::Validation => pending_validation(app, &f.client, n).await,
+        Needs::Scenario => {
+            id_of(
+                admin,
+                Method::POST,
+                "/api/calculator/scenarios",
+                json!({"clientId": f.client, "name": format!("Own scenario {n}"), "optimisation": {"by": "bps", "value": 5}}),
+            )
+            .await
+        }
         Needs::BareLever => server::db::clients::insert_lever(
             &app.state.db.pool,
             None,
@@ -666,7 +694,10 @@ async fn bank_a(admin: &Session, client: &str) -> Value {
             "/api/validations?client_id={client}&tab=history&pageSize=50"
         ))
         .await;
-    json!({"files": files, "templates": templates, "board": board, "reports": reports, "folders": folders, "runs": runs, "pending": pending, "history": history})
+    let (_, scenarios) = admin
+        .json(&format!("/api/calculator/scenarios?client_id={client}"))
+        .await;
+    json!({"files": files, "templates": templates, "board": board, "reports": reports, "folders": folders, "runs": runs, "pending": pending, "history": history, "scenarios": scenarios})
 }
 
 #[tokio::test]
@@ -742,6 +773,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{run_id}", &f.fresh)
                 .replace("{suggestion_id}", &f.fresh)
                 .replace("{validation_id}", &f.fresh)
+                .replace("{scenario_id}", &f.fresh)
                 .replace("{token}", "no-such-invitation-token");
             let url = format!(
                 "{}{}{}",
