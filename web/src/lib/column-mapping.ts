@@ -1,4 +1,12 @@
-import type { DetectedColumn, MappingTemplate, StandardColumn } from '../api'
+import type { DetectedColumn } from '@/api/types/DetectedColumn'
+import type { MappingTemplate } from '@/api/types/MappingTemplate'
+import type { StandardColumn } from '@/api/types/StandardColumn'
+
+/**
+ * Column mapping rules shared by the screens that map a file's columns onto a lever's standard
+ * columns (the processor's mapping dialog, the classification review): links, validation,
+ * templates.
+ */
 
 /** Standard column -> source column. */
 export type Mapping = Record<string, string>

@@ -11,7 +11,7 @@ import {
   readsAsNumber,
   unlinkColumn,
   validateMapping,
-} from './mapping'
+} from './column-mapping'
 
 describe('linkColumns', () => {
   it('a drop removes earlier links of the same standard column and of the same source column', () => {
