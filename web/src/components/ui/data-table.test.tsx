@@ -3,7 +3,7 @@ import { render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { useState } from 'react'
 
-import { DataTable, dataTableColumns, type DataTableServer } from './data-table'
+import { DataTable, dataTableColumns, pageWindow, type DataTableServer } from './data-table'
 
 type Client = { id: string; name: string; exposures: number }
 
@@ -47,6 +47,26 @@ describe('DataTable (client mode)', () => {
     await userEvent.selectOptions(perPage, '50')
     expect(screen.getByText('Page 1 of 1')).toBeInTheDocument()
     expect(bodyRows()).toHaveLength(12)
+  })
+
+  it("numbered pager: 'Showing X to Y of Z items', Previous, the page buttons and Next, no page size", async () => {
+    render(<DataTable label="Clients" columns={columns} data={clients} getRowId={(c) => c.id} initialPageSize={5} pager="numbered" />)
+    expect(screen.getByText('Showing 1 to 5 of 12 items')).toBeInTheDocument()
+    expect(screen.queryByLabelText('Rows per page')).not.toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Previous' })).toBeDisabled()
+    expect(screen.getByRole('button', { name: 'Page 1' })).toHaveAttribute('aria-current', 'page')
+    await userEvent.click(screen.getByRole('button', { name: 'Page 3' }))
+    expect(screen.getByText('Showing 11 to 12 of 12 items')).toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled()
+    await userEvent.click(screen.getByRole('button', { name: 'Previous' }))
+    expect(screen.getByText('Showing 6 to 10 of 12 items')).toBeInTheDocument()
+  })
+
+  it('numbered pager: long lists show the first, the last and the pages around the current one', () => {
+    expect(pageWindow(0, 5)).toEqual([0, 1, 2, 3, 4])
+    expect(pageWindow(0, 20)).toEqual([0, 1, null, 19])
+    expect(pageWindow(9, 20)).toEqual([0, null, 8, 9, 10, null, 19])
+    expect(pageWindow(19, 20)).toEqual([0, null, 18, 19])
   })
 
   it('sorts by a column: ascending, descending, then as given', async () => {

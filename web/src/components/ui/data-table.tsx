@@ -105,6 +105,12 @@ export type DataTableProps<TData extends RowData> = {
   loading?: boolean
   /** Called when a row is clicked (not its checkbox): opens the row's details. */
   onRowClick?: (row: TData) => void
+  /**
+   * The footer: `sizes` (default) 'Showing a–b of n', rows per page and first/previous/next/last;
+   * `numbered` a fixed page size with 'Showing X to Y of Z items', Previous, numbered page
+   * buttons and Next.
+   */
+  pager?: 'sizes' | 'numbered'
   className?: string
 }
 
@@ -133,6 +139,7 @@ export function DataTable<TData extends RowData>({
   empty = 'No results.',
   loading = false,
   onRowClick,
+  pager = 'sizes',
   className,
 }: DataTableProps<TData>) {
   const [ownSorting, setOwnSorting] = useState<SortingState>(initialSorting)
@@ -281,48 +288,111 @@ export function DataTable<TData extends RowData>({
           </tbody>
         </table>
       </div>
-      <div className="flex flex-wrap items-center justify-between gap-3 text-sm text-slate-600">
-        <p aria-live="polite">
-          {rowCount === 0 ? 'No rows' : `Showing ${first}–${last} of ${rowCount}`}
-          {selectable && Object.keys(rowSelection).length > 0 ? ` · ${Object.keys(rowSelection).length} selected` : ''}
-        </p>
-        <div className="flex items-center gap-3">
-          <div className="flex items-center gap-2">
-            <label htmlFor={pageSizeId} className="whitespace-nowrap">
-              Rows per page
-            </label>
-            <Select
-              id={pageSizeId}
-              className="h-8 w-20"
-              value={pagination.pageSize}
-              onChange={(e) => onPaginationChange({ pageIndex: 0, pageSize: Number(e.target.value) })}
-            >
-              {PAGE_SIZES.map((size) => (
-                <option key={size} value={size}>
-                  {size}
-                </option>
-              ))}
-            </Select>
-          </div>
-          <span className="whitespace-nowrap">
-            Page {pageIndex + 1} of {pageCount}
-          </span>
-          <div className="flex gap-1">
-            <PageButton label="First page" disabled={pageIndex === 0} onClick={() => table.firstPage()}>
-              <ChevronsLeft />
-            </PageButton>
-            <PageButton label="Previous page" disabled={pageIndex === 0} onClick={() => table.previousPage()}>
-              <ChevronLeft />
-            </PageButton>
-            <PageButton label="Next page" disabled={pageIndex >= pageCount - 1} onClick={() => table.nextPage()}>
-              <ChevronRight />
-            </PageButton>
-            <PageButton label="Last page" disabled={pageIndex >= pageCount - 1} onClick={() => table.lastPage()}>
-              <ChevronsRight />
-            </PageButton>
+      {pager === 'numbered' ? (
+        <NumberedPager
+          first={first}
+          last={last}
+          rowCount={rowCount}
+          pageIndex={pageIndex}
+          pageCount={pageCount}
+          onPage={(index) => onPaginationChange({ pageIndex: index, pageSize: pagination.pageSize })}
+        />
+      ) : (
+        <div className="flex flex-wrap items-center justify-between gap-3 text-sm text-slate-600">
+          <p aria-live="polite">
+            {rowCount === 0 ? 'No rows' : `Showing ${first}–${last} of ${rowCount}`}
+            {selectable && Object.keys(rowSelection).length > 0 ? ` · ${Object.keys(rowSelection).length} selected` : ''}
+          </p>
+          <div className="flex items-center gap-3">
+            <div className="flex items-center gap-2">
+              <label htmlFor={pageSizeId} className="whitespace-nowrap">
+                Rows per page
+              </label>
+              <Select
+                id={pageSizeId}
+                className="h-8 w-20"
+                value={pagination.pageSize}
+                onChange={(e) => onPaginationChange({ pageIndex: 0, pageSize: Number(e.target.value) })}
+              >
+                {PAGE_SIZES.map((size) => (
+                  <option key={size} value={size}>
+                    {size}
+                  </option>
+                ))}
+              </Select>
+            </div>
+            <span className="whitespace-nowrap">
+              Page {pageIndex + 1} of {pageCount}
+            </span>
+            <div className="flex gap-1">
+              <PageButton label="First page" disabled={pageIndex === 0} onClick={() => table.firstPage()}>
+                <ChevronsLeft />
+              </PageButton>
+              <PageButton label="Previous page" disabled={pageIndex === 0} onClick={() => table.previousPage()}>
+                <ChevronLeft />
+              </PageButton>
+              <PageButton label="Next page" disabled={pageIndex >= pageCount - 1} onClick={() => table.nextPage()}>
+                <ChevronRight />
+              </PageButton>
+              <PageButton label="Last page" disabled={pageIndex >= pageCount - 1} onClick={() => table.lastPage()}>
+                <ChevronsRight />
+              </PageButton>
+            </div>
           </div>
         </div>
-      </div>
+      )}
+    </div>
+  )
+}
+
+/** The pages a numbered pager shows: all up to 7, else the first, the last and the current with its neighbours. */
+export function pageWindow(pageIndex: number, pageCount: number): (number | null)[] {
+  if (pageCount <= 7) return Array.from({ length: pageCount }, (_, i) => i)
+  const shown = new Set([0, pageCount - 1, pageIndex - 1, pageIndex, pageIndex + 1].filter((i) => i >= 0 && i < pageCount))
+  const sorted = [...shown].sort((a, b) => a - b)
+  const out: (number | null)[] = []
+  sorted.forEach((i, k) => {
+    if (k > 0 && i - sorted[k - 1]! > 1) out.push(null)
+    out.push(i)
+  })
+  return out
+}
+
+type NumberedPagerProps = { first: number; last: number; rowCount: number; pageIndex: number; pageCount: number; onPage: (index: number) => void }
+
+function NumberedPager({ first, last, rowCount, pageIndex, pageCount, onPage }: NumberedPagerProps) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3 text-sm text-slate-600">
+      <p aria-live="polite">{rowCount === 0 ? 'No items' : `Showing ${first} to ${last} of ${rowCount} items`}</p>
+      {pageCount > 1 ? (
+        <nav aria-label="Pages" className="flex items-center gap-1">
+          <Button variant="outline" size="sm" disabled={pageIndex === 0} onClick={() => onPage(pageIndex - 1)}>
+            Previous
+          </Button>
+          {pageWindow(pageIndex, pageCount).map((i, k) =>
+            i === null ? (
+              <span key={`gap-${k}`} className="px-1" aria-hidden>
+                …
+              </span>
+            ) : (
+              <Button
+                key={i}
+                variant={i === pageIndex ? 'default' : 'outline'}
+                size="sm"
+                className="min-w-8"
+                aria-label={`Page ${i + 1}`}
+                aria-current={i === pageIndex ? 'page' : undefined}
+                onClick={() => onPage(i)}
+              >
+                {i + 1}
+              </Button>
+            ),
+          )}
+          <Button variant="outline" size="sm" disabled={pageIndex >= pageCount - 1} onClick={() => onPage(pageIndex + 1)}>
+            Next
+          </Button>
+        </nav>
+      ) : null}
     </div>
   )
 }
