@@ -1,7 +1,7 @@
 import type { Role } from '@/api/types/Role'
 import { FileText, FolderCog, FolderOpen, LayoutDashboard, Home, UploadCloud, type LucideIcon } from 'lucide-react'
 
-import { Activity, Columns3, KanbanSquare, Shuffle } from 'lucide-react'
+import { Activity, Calculator, Columns3, KanbanSquare, LifeBuoy, Shuffle } from 'lucide-react'
 
 import { paths } from './paths'
 
@@ -35,6 +35,8 @@ export const adminNavigation: NavGroup[] = [
       { label: 'File Processor', href: paths.client.fileProcessor.getHref(), icon: UploadCloud, clientScoped: true },
       { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText, clientScoped: true },
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare, clientScoped: true },
+      // The admin calculator: any figures, or a client's (chosen with the switcher) to save scenarios for it.
+      { label: 'Calculator', href: paths.admin.calculator.getHref(), icon: Calculator, clientScoped: true },
     ],
   },
   {
@@ -54,7 +56,9 @@ export const clientNavigation: NavGroup[] = [
       { label: 'Our Files', href: paths.client.files.getHref(), icon: FolderOpen },
       { label: 'File Processor', href: paths.client.fileProcessor.getHref(), icon: UploadCloud },
       { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText },
+      { label: 'Calculator', href: paths.client.calculator.getHref(), icon: Calculator },
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare },
+      { label: 'FAQ & Support', href: paths.client.support.getHref(), icon: LifeBuoy },
     ],
   },
 ]

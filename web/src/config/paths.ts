@@ -23,6 +23,7 @@ export const paths = {
     processingRuns: { path: '/admin/processing-runs', getHref: () => '/admin/processing-runs' },
     columnConfiguration: { path: '/admin/column-configuration', getHref: () => '/admin/column-configuration' },
     universalMappings: { path: '/admin/universal-mappings', getHref: () => '/admin/universal-mappings' },
+    calculator: { path: '/admin/calculator', getHref: () => '/admin/calculator' },
   },
   client: {
     root: { path: '/client', getHref: () => '/client' },
@@ -34,6 +35,8 @@ export const paths = {
       getHref: (mode?: 'manual' | 'enhanced-ai') => (mode ? `/client/file-processor?mode=${mode}` : '/client/file-processor'),
     },
     reports: { path: '/client/report-generator', getHref: () => '/client/report-generator' },
+    calculator: { path: '/client/calculator', getHref: () => '/client/calculator' },
+    support: { path: '/client/support', getHref: () => '/client/support' },
     reportEditor: {
       path: '/client/report-generator/edit/:reportId',
       getHref: (reportId: string) => `/client/report-generator/edit/${encodeURIComponent(reportId)}`,

@@ -1,0 +1,5 @@
+import { AdminCalculator } from '@/features/calculator/components/admin-calculator'
+
+export function Component() {
+  return <AdminCalculator />
+}

@@ -1,0 +1,5 @@
+import { ClientCalculator } from '@/features/calculator/components/client-calculator'
+
+export function Component() {
+  return <ClientCalculator />
+}

@@ -1,0 +1,5 @@
+import { FaqSupport } from '@/features/support/components/faq-support'
+
+export function Component() {
+  return <FaqSupport />
+}
