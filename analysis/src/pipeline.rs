@@ -523,6 +523,10 @@ struct Plan {
     maturity_unit_source: UnitSource,
     /// The mapped standard columns and their file columns, for the data-quality counts.
     mapped: Vec<(StandardField, usize)>,
+    /// The lever's required standard columns (all mapped: the plan refuses a mapping without).
+    required: Vec<StandardField>,
+    /// The file's column names.
+    headers: Vec<String>,
     analysis_type: &'static str,
     reporting_date: NaiveDate,
     warnings: Vec<String>,
@@ -634,7 +638,6 @@ impl Plan {
 
     /// Counts the row's blank and unreadable mapped cells. Allocates nothing.
     fn data_quality(&self, row: &RowRef<'_>, er: &ExposureRow<'_>, t: &mut Totals) {
-        use StandardField as F;
         for &(f, c) in &self.mapped {
             let cell = row.get(c);
             // Most cells hold no padding: trim only those that may be blank.
@@ -654,20 +657,28 @@ impl Plan {
                 t.missing[f.index()] += 1;
                 continue;
             }
-            let unreadable = match f {
-                F::ExposureAmount => er.exposure_amount.is_none(),
-                F::CurrentRiskWeight => er.current_rw_pct.is_none(),
-                F::CollateralValue => er.collateral_value.is_none(),
-                F::CollateralRiskWeight => er.collateral_rw_pct.is_none(),
-                F::Maturity => !er.invalid_maturity.is_empty(),
-                F::CreditQualityStep => !er.invalid_cqs.is_empty(),
-                F::EligibleCollateral => er.eligible_collateral.is_none(),
-                F::OriginationDate => date_cell(row, c).is_none(),
-                _ => false,
-            };
-            if unreadable {
+            if unreadable(f, row, c, er) {
                 t.unreadable[f.index()] += 1;
             }
+        }
+    }
+
+    /// The name of the file's column `c`.
+    fn mapping_header(&self, c: usize) -> Option<String> {
+        self.headers.get(c).cloned()
+    }
+
+    /// The state of a standard field's cell in a row: not mapped, blank, unreadable or present.
+    fn field_state(&self, row: &RowRef<'_>, er: &ExposureRow<'_>, f: StandardField) -> FieldState {
+        let Some(c) = self.map.col(f) else {
+            return FieldState::NotMapped;
+        };
+        if crate::ingest::values::trim(row.get(c)).is_empty() {
+            FieldState::Blank
+        } else if unreadable(f, row, c, er) {
+            FieldState::Unreadable
+        } else {
+            FieldState::Present
         }
     }
 
@@ -697,6 +708,23 @@ fn trim_text(s: &str) -> &str {
     match (s.as_bytes().first(), s.as_bytes().last()) {
         (Some(a), Some(z)) if printable(a) && printable(z) => s,
         _ => s.trim(),
+    }
+}
+
+/// True when a mapped, non-blank cell of a standard field could not be read as its type.
+#[inline]
+fn unreadable(f: StandardField, row: &RowRef<'_>, c: usize, er: &ExposureRow<'_>) -> bool {
+    use StandardField as F;
+    match f {
+        F::ExposureAmount => er.exposure_amount.is_none(),
+        F::CurrentRiskWeight => er.current_rw_pct.is_none(),
+        F::CollateralValue => er.collateral_value.is_none(),
+        F::CollateralRiskWeight => er.collateral_rw_pct.is_none(),
+        F::Maturity => !er.invalid_maturity.is_empty(),
+        F::CreditQualityStep => !er.invalid_cqs.is_empty(),
+        F::EligibleCollateral => er.eligible_collateral.is_none(),
+        F::OriginationDate => date_cell(row, c).is_none(),
+        _ => false,
     }
 }
 
@@ -1430,6 +1458,8 @@ impl Feeder<'_, '_> {
             mapped: StandardField::all()
                 .filter_map(|f| map.col(f).map(|c| (f, c)))
                 .collect(),
+            required,
+            headers: headers.clone(),
             analysis_type: analysis_type(lever),
             reporting_date: self.engine.context().reporting_date,
             warnings,
@@ -2002,28 +2032,27 @@ fn date_cell(row: &RowRef<'_>, c: usize) -> Option<NaiveDate> {
     }
 }
 
-/// The decision trace of one data row of a file (1 = the first row below the header, the
-/// numbering of the aggregates' top lists): the file is read as [`analyze`] reads it (same
-/// mapping, notations, maturity unit and lever, classified when `opts.lever` is `Auto`) up to
-/// that row, which is evaluated with [`Engine::trace`]. Nothing is written. A row that does not
-/// exist is refused with the file's row count.
-pub fn trace_row(
+/// Reads `input` as [`analyze`] reads it (the same plan: mapping, notations, maturity unit and
+/// lever, classified when `opts.lever` is `Auto`) and hands each sealed chunk, with the number of
+/// its first row (1 = the first row below the header), to `each`, which returns false to stop.
+/// Nothing is evaluated or written here. Returns the plan (`None` for a file without data rows)
+/// and the rows read.
+fn visit_chunks(
     input: Input<'_>,
     engine: &Engine,
     opts: &AnalyzeOptions,
-    row: u64,
-) -> Result<crate::trace::DecisionTrace> {
-    struct TraceSink<'e, 'o> {
+    each: &mut dyn FnMut(&Plan, u64, &RowChunk) -> bool,
+) -> Result<(Option<Arc<Plan>>, u64)> {
+    struct VisitSink<'e, 'o, 'f> {
         feeder: Feeder<'e, 'o>,
-        target: u64,
         seen: u64,
-        trace: Option<crate::trace::DecisionTrace>,
+        each: &'f mut dyn FnMut(&Plan, u64, &RowChunk) -> bool,
     }
-    impl RowSink<Error> for TraceSink<'_, '_> {
+    impl RowSink<Error> for VisitSink<'_, '_, '_> {
         fn start(&mut self, info: &SourceInfo) -> Result<()> {
             self.feeder.start(info)
         }
-        fn chunk(&mut self, chunk: RowChunk) -> Result<Option<RowChunk>> {
+        fn chunk(&mut self, mut chunk: RowChunk) -> Result<Option<RowChunk>> {
             if self.feeder.plan.is_none() {
                 let plan = Arc::new(self.feeder.build_plan(&chunk)?);
                 self.feeder.plan = Some(plan);
@@ -2031,30 +2060,20 @@ pub fn trace_row(
             let Some(plan) = self.feeder.plan.clone() else {
                 return Ok(None);
             };
-            let n = chunk.len() as u64;
-            if self.target > self.seen && self.target <= self.seen + n {
-                let mut chunk = chunk;
-                chunk.seal();
-                let r = chunk.row((self.target - self.seen - 1) as usize);
-                let mut forms = MaturityForms::default();
-                let er = plan.exposure(&r, &mut forms);
-                self.trace = Some(self.feeder.engine.trace(plan.lever, &er));
+            chunk.seal();
+            let go_on = (self.each)(&plan, self.seen + 1, &chunk);
+            self.seen += chunk.len() as u64;
+            if !go_on {
                 return Ok(None);
             }
-            self.seen += n;
             let ncols = chunk.ncols();
             drop(chunk);
             Ok(Some(RowChunk::new(ncols)))
         }
     }
-    if row == 0 {
-        return Err(Error::InvalidArgument(
-            "rows are numbered from 1 (the first row below the header)".into(),
-        ));
-    }
     let reporter = Reporter::new(RunControl::default());
     let (_, recycle_rx) = mpsc::channel::<Recycled>();
-    let mut sink = TraceSink {
+    let mut sink = VisitSink {
         feeder: Feeder {
             engine,
             opts,
@@ -2073,9 +2092,8 @@ pub fn trace_row(
             seq: 0,
             rows: 0,
         },
-        target: row,
         seen: 0,
-        trace: None,
+        each,
     };
     read_rows(
         input,
@@ -2083,10 +2101,195 @@ pub fn trace_row(
         opts.chunk_rows.clamp(64, 1 << 20),
         &mut sink,
     )?;
-    sink.trace.ok_or_else(|| {
+    Ok((sink.feeder.plan.take(), sink.seen))
+}
+
+/// The decision trace of one data row of a file (1 = the first row below the header, the
+/// numbering of the aggregates' top lists): the file is read as [`analyze`] reads it (same
+/// mapping, notations, maturity unit and lever, classified when `opts.lever` is `Auto`) up to
+/// that row, which is evaluated with [`Engine::trace`]. Nothing is written. A row that does not
+/// exist is refused with the file's row count.
+pub fn trace_row(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    row: u64,
+) -> Result<crate::trace::DecisionTrace> {
+    explain_row(input, engine, opts, row).map(|x| x.trace)
+}
+
+/// The state of a standard field's cell in one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldState {
+    /// Written and read as its type.
+    Present,
+    /// Empty (or blanks only).
+    Blank,
+    /// Written but not readable as its type (an amount that is not a number, ...).
+    Unreadable,
+    /// No column of the file is mapped to it.
+    NotMapped,
+}
+
+/// One standard field of a row as the run read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldCheck {
+    /// The standard column (`NIF`, `Maturity`, ...).
+    pub field: String,
+    /// The file's column mapped to it.
+    pub column: Option<String>,
+    /// The cell as written, trimmed (empty when blank or not mapped).
+    pub value: String,
+    /// Whether the lever requires it.
+    pub required: bool,
+    /// Its state.
+    pub state: FieldState,
+}
+
+/// The decision of one row, with the row's standard fields as they were read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowExplanation {
+    /// The decision's path ([`Engine::trace`]).
+    pub trace: crate::trace::DecisionTrace,
+    /// The lever's required fields and every other mapped field, in the standard order.
+    pub fields: Vec<FieldCheck>,
+}
+
+/// The decision of one data row of a file with its fields (see [`trace_row`], which this
+/// extends): which standard fields the lever requires, which column each was read from, and
+/// whether its cell was present, blank or unreadable.
+pub fn explain_row(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    row: u64,
+) -> Result<RowExplanation> {
+    if row == 0 {
+        return Err(Error::InvalidArgument(
+            "rows are numbered from 1 (the first row below the header)".into(),
+        ));
+    }
+    let mut found: Option<RowExplanation> = None;
+    let (plan, seen) = visit_chunks(input, engine, opts, &mut |plan, first, chunk| {
+        let n = chunk.len() as u64;
+        if row < first || row >= first + n {
+            return true;
+        }
+        let r = chunk.row((row - first) as usize);
+        let mut forms = MaturityForms::default();
+        let er = plan.exposure(&r, &mut forms);
+        let fields = StandardField::all()
+            .filter_map(|f| {
+                let required = plan.required.contains(&f);
+                let state = plan.field_state(&r, &er, f);
+                if state == FieldState::NotMapped && !required {
+                    return None;
+                }
+                let column = plan.map.col(f);
+                Some(FieldCheck {
+                    field: f.name().to_string(),
+                    column: column.and_then(|c| plan.mapping_header(c)),
+                    value: column
+                        .map(|c| trim_text(r.text(c)).to_string())
+                        .unwrap_or_default(),
+                    required,
+                    state,
+                })
+            })
+            .collect();
+        found = Some(RowExplanation {
+            trace: engine.trace(plan.lever, &er),
+            fields,
+        });
+        false
+    })?;
+    let _ = plan;
+    found.ok_or_else(|| {
         Error::InvalidArgument(format!(
-            "row {row} does not exist: the file has {} data rows",
-            sink.seen
+            "row {row} does not exist: the file has {seen} data rows"
         ))
+    })
+}
+
+/// One row as [`scan_decisions`] hands it over.
+#[derive(Debug)]
+pub struct ScannedRow<'v> {
+    /// Its number (1 = the first row below the header).
+    pub row: u64,
+    /// The engine's view of it.
+    pub exposure: &'v ExposureRow<'v>,
+    /// Its decision (the one [`analyze`] writes for it).
+    pub decision: &'v crate::engine::Decision<'v>,
+    /// The lever's required fields that are present and readable in it.
+    pub required_present: u8,
+    /// The lever's required fields.
+    pub required_total: u8,
+}
+
+/// What [`scan_decisions`] read, besides the rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionScan {
+    /// Data rows read (all of them unless the visitor stopped early).
+    pub rows: u64,
+    /// The lever the rows were evaluated under.
+    pub lever: Lever,
+    /// The lever's required standard columns.
+    pub required: Vec<String>,
+    /// Standard column to the file's column, as read.
+    pub mapping: Vec<(String, String)>,
+    /// The risk-weight notation read.
+    pub risk_weight_format: RwFormat,
+}
+
+/// Evaluates every data row of a file as [`analyze`] does (same plan, same decisions) on the
+/// calling thread and hands each to `visit` (which returns false to stop); nothing is formatted
+/// or written. For the explainability screens, which keep a compact copy of a run's decisions.
+pub fn scan_decisions(
+    input: Input<'_>,
+    engine: &Engine,
+    opts: &AnalyzeOptions,
+    visit: &mut dyn FnMut(&ScannedRow<'_>) -> bool,
+) -> Result<DecisionScan> {
+    let (plan, rows) = visit_chunks(input, engine, opts, &mut |plan, first, chunk| {
+        let total = plan.required.len().min(usize::from(u8::MAX)) as u8;
+        let mut forms = MaturityForms::default();
+        for i in 0..chunk.len() {
+            let r = chunk.row(i);
+            let er = plan.exposure(&r, &mut forms);
+            let d = engine.evaluate(plan.lever, &er);
+            let present = plan
+                .required
+                .iter()
+                .filter(|f| plan.field_state(&r, &er, **f) == FieldState::Present)
+                .count()
+                .min(usize::from(u8::MAX)) as u8;
+            let go_on = visit(&ScannedRow {
+                row: first + i as u64,
+                exposure: &er,
+                decision: &d,
+                required_present: present,
+                required_total: total,
+            });
+            if !go_on {
+                return false;
+            }
+        }
+        true
+    })?;
+    let plan = plan.ok_or(crate::ingest::IngestError::Empty)?;
+    Ok(DecisionScan {
+        rows,
+        lever: plan.lever,
+        required: plan.required.iter().map(|f| f.name().to_string()).collect(),
+        mapping: StandardField::all()
+            .filter_map(|f| {
+                plan.map
+                    .col(f)
+                    .and_then(|c| plan.mapping_header(c))
+                    .map(|h| (f.name().to_string(), h))
+            })
+            .collect(),
+        risk_weight_format: plan.rw.format,
     })
 }

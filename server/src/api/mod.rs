@@ -27,6 +27,7 @@ pub mod collab_ws;
 pub mod dashboard;
 pub mod extract;
 pub mod files;
+pub mod insights;
 pub mod invitations;
 pub mod levers;
 pub mod mappings;
@@ -66,6 +67,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(levers::router())
         .merge(mappings::router())
         .merge(validations::router())
+        .merge(insights::router())
         .merge(calculator::router())
         .merge(support::router())
         .merge(crate::realtime::ws::router())

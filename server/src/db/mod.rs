@@ -13,6 +13,7 @@ pub mod classification;
 pub mod clients;
 pub mod file_admin;
 pub mod files;
+pub mod insights;
 pub mod levers;
 pub mod mappings;
 pub mod misc;

@@ -461,12 +461,14 @@ async fn work(
     let fetched = started.elapsed();
     let nice = state.config.run_nice;
     let (count_path, count_shared) = (original_path.clone(), shared2.clone());
+    // The reporting date, kept with the result so the decisions can be evaluated again as they
+    // were (the explainability screens).
+    let today = chrono::Utc::now().date_naive();
     let analyse = move || -> Result<Engined, String> {
         let limits = Limits {
             max_file_bytes: max_bytes,
             ..Limits::upload()
         };
-        let today = chrono::Utc::now().date_naive();
         let engine = Engine::new(
             RuleSet::for_reporting_date(today),
             RefData::builtin_shared(),
@@ -604,6 +606,7 @@ async fn work(
                         flagged_rows: 0,
                         totals_reconciled: true,
                     },
+                    reporting_date: Some(today.to_string()),
                 },
             });
         }
@@ -649,6 +652,7 @@ async fn work(
                 && ((s.rwa_before - s.rwa_after) - s.total_rwa_saving).abs()
                     <= 0.01_f64.max(s.rwa_before.abs() * 1e-9),
         },
+        reporting_date: Some(today.to_string()),
     };
     let content_type = match out_kind {
         OutputKind::Csv => "text/csv; charset=utf-8",

@@ -17,6 +17,7 @@ pub mod classification;
 pub mod clients;
 pub mod dashboard;
 pub mod files;
+pub mod insights;
 pub mod invitations;
 pub mod levers;
 pub mod mappings;

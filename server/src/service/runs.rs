@@ -222,6 +222,12 @@ pub struct RunResult {
     pub classification: Option<serde_json::Value>,
     /// The run's checks.
     pub checks: RunChecks,
+    /// The reporting date the engine measured maturities from and chose its rule set by
+    /// (`yyyy-mm-dd`); absent in results stored before it was kept. The explainability screens
+    /// evaluate the run's original again on this date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reporting_date: Option<String>,
 }
 
 /// A run as screens show it; also the payload of `run.progress`.

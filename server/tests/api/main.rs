@@ -11,6 +11,7 @@ mod calculator;
 mod contract;
 mod file_management;
 mod files;
+mod insights;
 mod invitations;
 mod matrix;
 mod realtime;

@@ -94,6 +94,8 @@ enum Needs {
     Run,
     /// A failed processing run of a file of Bank A (its file's latest).
     FailedRun,
+    /// A completed processing run of Bank A over a stored PSE file (its result landed by hand).
+    CompletedRun,
     /// A universal column suggestion.
     Suggestion,
     /// A lever without column definitions (written directly).
@@ -274,6 +276,23 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/runs", Rule::ClientRead, 200).on_client(),
     route("GET", "/api/runs/{run_id}", Rule::ClientRead, 200).needs(Needs::Run),
     route("POST", "/api/runs/{run_id}/cancel", Rule::ClientWrite, 200).needs(Needs::Run),
+    // AI explainability: a client's runs read by its members, viewers and admins.
+    route("GET", "/api/insights/runs", Rule::ClientRead, 200).on_client(),
+    route("GET", "/api/insights/runs/{run_id}", Rule::ClientRead, 200)
+        .on_client()
+        .needs(Needs::CompletedRun),
+    route("GET", "/api/insights/runs/{run_id}/decisions", Rule::ClientRead, 200)
+        .on_client()
+        .needs(Needs::CompletedRun),
+    route("GET", "/api/insights/runs/{run_id}/decisions/{row}", Rule::ClientRead, 200)
+        .on_client()
+        .needs(Needs::CompletedRun),
+    route("GET", "/api/insights/runs/{run_id}/decisions/{row}/history", Rule::ClientRead, 200)
+        .on_client()
+        .needs(Needs::CompletedRun),
+    route("GET", "/api/insights/runs/{run_id}/export", Rule::ClientRead, 200)
+        .on_client()
+        .needs(Needs::CompletedRun),
     // Processing runs of every client (administrators).
     route("GET", "/api/admin/runs", Rule::Admin, 200),
     route("GET", "/api/admin/runs/{run_id}", Rule::Admin, 200).needs(Needs::Run),
@@ -530,6 +549,7 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             .await
         }
         Needs::Run => queued_run(app, &f.client, n).await,
+        Needs::CompletedRun => completed_run(app, &f.client, n).await,
         Needs::FailedRun => {
             let run = queued_run(app, &f.client, n).await;
             sqlx::query("UPDATE processing_runs SET state = 'failed', stage = 'done', error = 'Matrix failure' WHERE id = $1")
@@ -609,6 +629,76 @@ async fn queued_run(app: &TestApp, client: &str, n: usize) -> String {
     run.to_string()
 }
 
+/// A completed run of a client over a stored PSE file (the hand file of the insights tests), its
+/// result landed through the same completion as a worker's (no worker runs in the matrix's
+/// server).
+async fn completed_run(app: &TestApp, client: &str, n: usize) -> String {
+    let file = crate::runs::stored_file(
+        app,
+        client,
+        &format!("matrix-{n}.csv"),
+        crate::insights::HAND_PSE.as_bytes(),
+    )
+    .await;
+    let run = crate::runs::queue(
+        app,
+        client,
+        &file,
+        server::service::runs::RunMode::Manual,
+        Some("lever-pse"),
+    )
+    .await;
+    let owner = format!("matrix-{n}");
+    sqlx::query(
+        "UPDATE processing_runs SET state = 'running', owner = $2, attempts = 1, lease_until = '2999-01-01T00:00:00.000000Z' WHERE id = $1",
+    )
+    .bind(&run)
+    .bind(&owner)
+    .execute(&app.state.db.pool)
+    .await
+    .unwrap();
+    let row = server::db::runs::get(&app.state.db.pool, &run)
+        .await
+        .unwrap()
+        .expect("the run");
+    let result = server::service::runs::RunResult {
+        lever_id: Some("lever-pse".into()),
+        lever_name: Some("Public Sector Entities (PSE)".into()),
+        savings_rwas: 900_000.0,
+        savings_bps: 0.0,
+        confidence: None,
+        rows: 3,
+        matched: 2,
+        not_matched: 1,
+        errors: 0,
+        mapped_columns: 6,
+        classification: None,
+        checks: server::service::runs::RunChecks {
+            error_rows: 0,
+            unreadable_values: 0,
+            flagged_rows: 0,
+            totals_reconciled: true,
+        },
+        reporting_date: Some(chrono::Utc::now().date_naive().to_string()),
+    };
+    assert!(
+        server::service::runs::finish(
+            &app.state,
+            &row,
+            &owner,
+            server::service::runs::Outcome::Completed {
+                processed_key: format!("clients/{client}/output/matrix-run-{n}.csv"),
+                result,
+            },
+            server::service::runs::Figures::default(),
+            row.seq + 1,
+        )
+        .await
+        .unwrap()
+    );
+    run
+}
+
 /// A pending validation of a client: a stored file whose run's result landed through the same
 /// completion as a worker's (`service::runs::finish`, no worker runs in the matrix's server).
 async fn pending_validation(app: &TestApp, client: &str, n: usize) -> String {
@@ -645,6 +735,7 @@ async fn pending_validation(app: &TestApp, client: &str, n: usize) -> String {
             flagged_rows: 0,
             totals_reconciled: true,
         },
+        reporting_date: None,
     };
     assert!(
         server::service::runs::finish(
@@ -771,6 +862,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{lever_id}", &f.fresh)
                 .replace("{definition_id}", &f.fresh)
                 .replace("{run_id}", &f.fresh)
+                .replace("{row}", "1")
                 .replace("{suggestion_id}", &f.fresh)
                 .replace("{validation_id}", &f.fresh)
                 .replace("{scenario_id}", &f.fresh)

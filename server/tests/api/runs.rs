@@ -338,6 +338,7 @@ fn result(rwas: f64) -> RunResult {
             flagged_rows: 0,
             totals_reconciled: true,
         },
+        reporting_date: None,
     }
 }
 

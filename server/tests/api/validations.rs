@@ -37,6 +37,7 @@ fn result(rwas: f64, bps: f64) -> RunResult {
             flagged_rows: 0,
             totals_reconciled: true,
         },
+        reporting_date: None,
     }
 }
 

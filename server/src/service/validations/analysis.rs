@@ -148,6 +148,7 @@ mod tests {
                 flagged_rows: 0,
                 totals_reconciled: true,
             },
+            reporting_date: None,
         }
     }
 

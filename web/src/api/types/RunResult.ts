@@ -53,4 +53,10 @@ classification: unknown | null,
 /**
  * The run's checks.
  */
-checks: RunChecks, };
+checks: RunChecks, 
+/**
+ * The reporting date the engine measured maturities from and chose its rule set by
+ * (`yyyy-mm-dd`); absent in results stored before it was kept. The explainability screens
+ * evaluate the run's original again on this date.
+ */
+reportingDate?: string, };
