@@ -5,6 +5,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/com
 import { Input } from '@/components/ui/input'
 import { Label } from '@/components/ui/label'
 import { Spinner } from '@/components/ui/spinner'
+import { cn } from '@/lib/cn'
 import { formatBps, formatPercent } from '@/lib/format'
 import { cleanDecimalInput } from '@/lib/spanish-number'
 
@@ -54,7 +55,7 @@ export function CalculatorResults({ calc, error, updating, controls, onChange, e
               <h4 id={`${marginId}-summary`} className="mb-3 text-sm font-semibold tracking-wide text-slate-500 uppercase">
                 Optimization Summary
               </h4>
-              <dl className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+              <dl className="grid gap-3 sm:grid-cols-2">
                 <Figure label="New Total RWAs" value={formatMoney(calc.summary.newTotalRwas, calc.currency)} />
                 <Figure label="Optimization (RWAs)" value={formatMoney(calc.summary.optimisedRwas, calc.currency)} />
                 <Figure label="Optimization (%)" value={formatPercent(calc.summary.optimisationPct)} />
@@ -84,7 +85,7 @@ export function CalculatorResults({ calc, error, updating, controls, onChange, e
                   {formatPercent(calc.scenarioB.variableFeePct)} in year 1.
                 </p>
               </div>
-              <dl className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+              <dl className="grid gap-3 sm:grid-cols-2">
                 <Figure label="Unlocked Capital" value={formatMoney(calc.scenarioB.unlockedCapital, calc.currency)} />
                 <div className="rounded-lg bg-slate-50 p-3">
                   <dt>
@@ -141,7 +142,7 @@ function Figure({ label, value, tone }: { label: string; value: string; tone?: '
   return (
     <div className="rounded-lg bg-slate-50 p-3">
       <dt className="text-xs font-medium text-slate-500">{label}</dt>
-      <dd className={tone === 'good' ? 'mt-1 text-lg font-semibold text-emerald-700' : tone === 'bad' ? 'mt-1 text-lg font-semibold text-red-700' : 'mt-1 text-lg font-semibold text-slate-900'}>
+      <dd className={cn('mt-1 text-lg font-semibold break-words tabular-nums', tone === 'good' ? 'text-emerald-700' : tone === 'bad' ? 'text-red-700' : 'text-slate-900')}>
         {value}
       </dd>
     </div>

@@ -129,12 +129,12 @@ export function FaqSupport() {
             <CardDescription>Can&apos;t find an answer? Write to us.</CardDescription>
           </CardHeader>
           <CardContent className="space-y-4">
-            <div className="flex items-center gap-2 rounded-lg border border-slate-200 bg-slate-50 p-3">
+            <div className="flex flex-wrap items-center gap-2 rounded-lg border border-slate-200 bg-slate-50 p-3">
               <Mail className="size-4 shrink-0 text-slate-500" aria-hidden="true" />
               {contact.isError ? (
                 <span className="text-sm text-red-700">{errorMessage(contact.error, 'The support address could not be loaded.')}</span>
               ) : (
-                <a href={email ? `mailto:${email}` : undefined} className="min-w-0 flex-1 truncate text-sm font-medium text-brand-700 hover:underline" data-testid="support-email">
+                <a href={email ? `mailto:${email}` : undefined} className="min-w-0 flex-1 text-sm font-medium break-all text-brand-700 hover:underline" data-testid="support-email">
                   {email ?? 'Loading...'}
                 </a>
               )}
