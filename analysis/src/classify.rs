@@ -491,6 +491,26 @@ pub struct Feedback {
     pub proposed: Option<Lever>,
     /// The reviewed lever.
     pub lever: Lever,
+    /// How much the review counts, in 0..=1 (1: fully). The caller decides: the server counts a
+    /// review of the file's own client fully and other clients' reviews less.
+    #[serde(default = "full_weight")]
+    pub weight: f64,
+}
+
+fn full_weight() -> f64 {
+    1.0
+}
+
+impl Feedback {
+    /// A review that counts fully.
+    pub fn new(headers: Vec<String>, proposed: Option<Lever>, lever: Lever) -> Feedback {
+        Feedback {
+            headers,
+            proposed,
+            lever,
+            weight: 1.0,
+        }
+    }
 }
 
 /// Header-set similarity from which a reviewed decision counts.
@@ -526,8 +546,9 @@ pub fn header_similarity(a: &[&str], b: &[&str]) -> f64 {
 
 /// [`classify`], then reviewed decisions on files with similar headers (word similarity at
 /// least [`FEEDBACK_MIN_SIMILARITY`]) move the scores: each adds [`FEEDBACK_WEIGHT`] x
-/// similarity to its lever, and a correction takes [`FEEDBACK_PENALTY`] x similarity from the
-/// lever it corrected. Each shows in the evidence (kind `Feedback`).
+/// similarity x its [`Feedback::weight`] to its lever, and a correction takes
+/// [`FEEDBACK_PENALTY`] x similarity x weight from the lever it corrected. Each shows in the
+/// evidence (kind `Feedback`).
 pub fn classify_with_feedback(
     headers: &[&str],
     sample_rows: &[Vec<&str>],
@@ -538,7 +559,12 @@ pub fn classify_with_feedback(
     for f in feedback {
         let fh: Vec<&str> = f.headers.iter().map(String::as_str).collect();
         let sim = header_similarity(headers, &fh);
-        if sim < FEEDBACK_MIN_SIMILARITY {
+        let weight = if f.weight.is_finite() {
+            f.weight.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        if sim < FEEDBACK_MIN_SIMILARITY || weight <= 0.0 {
             continue;
         }
         let kind = if f.proposed == Some(f.lever) {
@@ -549,7 +575,7 @@ pub fn classify_with_feedback(
         s.add(
             EvidenceKind::Feedback,
             f.lever,
-            FEEDBACK_WEIGHT * sim,
+            FEEDBACK_WEIGHT * sim * weight,
             format!(
                 "a file with {:.0}% similar headers was reviewed as {} ({kind})",
                 sim * 100.0,
@@ -557,7 +583,7 @@ pub fn classify_with_feedback(
             ),
         );
         if let Some(p) = f.proposed.filter(|p| *p != f.lever) {
-            let cut = (FEEDBACK_PENALTY * sim).min(s.scores[p as usize]);
+            let cut = (FEEDBACK_PENALTY * sim * weight).min(s.scores[p as usize]);
             if cut > 0.0 {
                 s.scores[p as usize] -= cut;
                 s.evidence.push(Evidence {
@@ -1165,6 +1191,37 @@ mod tests {
         let c = classify(&h, &rows, &r);
         assert_eq!(c.lever, Some(Lever::Mdb), "{c}");
         assert!(c.confidence > 0.7);
+    }
+
+    #[test]
+    fn a_review_counts_by_its_weight() {
+        let r = RefData::builtin_shared();
+        let h = ["Reference", "Amount", "Notes"];
+        let rows = vec![vec!["A-1", "1000", "x"], vec!["A-2", "2000", "y"]];
+        let p = |c: &Classification| {
+            c.scores
+                .iter()
+                .find(|(l, _)| *l == Lever::Corporates)
+                .unwrap()
+                .1
+        };
+        let review = |weight: f64| Feedback {
+            weight,
+            ..Feedback::new(h.map(String::from).to_vec(), None, Lever::Corporates)
+        };
+        let full = classify_with_feedback(&h, &rows, &r, &[review(1.0)]);
+        let half = classify_with_feedback(&h, &rows, &r, &[review(0.5)]);
+        let none = classify_with_feedback(&h, &rows, &r, &[review(0.0)]);
+        assert_eq!(full.lever, Some(Lever::Corporates));
+        assert!(p(&full) > p(&half), "{} {}", p(&full), p(&half));
+        assert!(p(&half) > p(&none));
+        assert_eq!(none, classify(&h, &rows, &r));
+        // Out-of-range weights are clamped: NaN counts for nothing, 7 counts fully.
+        assert_eq!(
+            classify_with_feedback(&h, &rows, &r, &[review(f64::NAN)]),
+            none
+        );
+        assert_eq!(classify_with_feedback(&h, &rows, &r, &[review(7.0)]), full);
     }
 }
 

@@ -155,11 +155,11 @@ fn reviews_of_other_files_as_feedback() {
                 .iter()
                 .map(|r| r.iter().map(String::as_str).collect())
                 .collect();
-            Feedback {
-                headers: c.headers.clone(),
-                proposed: classify(&h, &rows, &refdata).lever,
-                lever: Lever::parse(&c.lever).unwrap(),
-            }
+            Feedback::new(
+                c.headers.clone(),
+                classify(&h, &rows, &refdata).lever,
+                Lever::parse(&c.lever).unwrap(),
+            )
         })
         .collect();
     let mut right = 0;
@@ -199,13 +199,13 @@ fn a_correction_raises_its_lever_and_lowers_the_one_it_corrected() {
     let before = classify(&h, &rows, &refdata);
     assert_eq!(before.lever, Some(Lever::Sovereigns));
     // A reviewed file with 6 of these 7 headers (similarity 6/7), corrected to institutions.
-    let fb = Feedback {
-        headers: ["ID", "LEI", "Amount", "RW", "Mat", "Ccy"]
+    let fb = Feedback::new(
+        ["ID", "LEI", "Amount", "RW", "Mat", "Ccy"]
             .map(String::from)
             .to_vec(),
-        proposed: Some(Lever::Sovereigns),
-        lever: Lever::Institutions,
-    };
+        Some(Lever::Sovereigns),
+        Lever::Institutions,
+    );
     let after = classify_with_feedback(&h, &rows, &refdata, std::slice::from_ref(&fb));
     assert_eq!(after.lever, Some(Lever::Institutions));
     let p = |c: &analysis::classify::Classification, l: Lever| {
@@ -450,11 +450,11 @@ fn feedback_on_a_similar_header_set() {
     let rh: Vec<&str> = reviewed.iter().map(String::as_str).collect();
     let sim = analysis::classify::header_similarity(&h, &rh);
     assert!((0.8..1.0).contains(&sim), "similarity {sim}");
-    let corrected = Feedback {
-        headers: reviewed.clone(),
-        proposed: Some(Lever::Sovereigns),
-        lever: Lever::Institutions,
-    };
+    let corrected = Feedback::new(
+        reviewed.clone(),
+        Some(Lever::Sovereigns),
+        Lever::Institutions,
+    );
     let after = classify_with_feedback(&h, &rows, &refdata, std::slice::from_ref(&corrected));
     assert!(prob(&after, Lever::Institutions) > prob(&before, Lever::Institutions));
     assert!(prob(&after, Lever::Sovereigns) < prob(&before, Lever::Sovereigns));
@@ -470,11 +470,7 @@ fn feedback_on_a_similar_header_set() {
         let lever = base.lever.unwrap();
         let mut reviewed = c.headers.clone();
         reviewed.push("Comentario".to_string());
-        let approved = Feedback {
-            headers: reviewed,
-            proposed: Some(lever),
-            lever,
-        };
+        let approved = Feedback::new(reviewed, Some(lever), lever);
         let with = classify_with_feedback(&h, &rows, &refdata, &[approved]);
         assert_eq!(with.lever, Some(lever), "{id}");
         assert!(
