@@ -71,6 +71,7 @@ export const routes: RouteObject[] = [
               { path: paths.client.reports.path, lazy: () => import('./routes/client/report-generator'), handle: { title: 'Report Generator' } },
               { path: paths.client.reportEditor.path, lazy: () => import('./routes/client/report-editor'), handle: { title: 'Report Editor' } },
               { path: paths.client.calculator.path, lazy: () => import('./routes/client/calculator'), handle: { title: 'Capital Optimization Calculator' } },
+              { path: paths.client.aiDashboard.path, lazy: () => import('./routes/client/ai-dashboard'), handle: { title: 'AI Insights' } },
               { path: paths.client.support.path, lazy: () => import('./routes/client/support'), handle: { title: 'FAQ & Support' } },
               notFoundInShell,
             ],

@@ -3,6 +3,8 @@ import { FileText, FolderCog, FolderOpen, LayoutDashboard, Home, UploadCloud, ty
 
 import { Activity, Calculator, Columns3, KanbanSquare, LifeBuoy, Shuffle } from 'lucide-react'
 
+import { BrainCircuit } from 'lucide-react'
+
 import { paths } from './paths'
 
 export type NavItem = {
@@ -37,6 +39,7 @@ export const adminNavigation: NavGroup[] = [
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare, clientScoped: true },
       // The admin calculator: any figures, or a client's (chosen with the switcher) to save scenarios for it.
       { label: 'Calculator', href: paths.admin.calculator.getHref(), icon: Calculator, clientScoped: true },
+      { label: 'AI Insights', href: paths.client.aiDashboard.getHref(), icon: BrainCircuit, clientScoped: true },
     ],
   },
   {
@@ -57,6 +60,7 @@ export const clientNavigation: NavGroup[] = [
       { label: 'File Processor', href: paths.client.fileProcessor.getHref(), icon: UploadCloud },
       { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText },
       { label: 'Calculator', href: paths.client.calculator.getHref(), icon: Calculator },
+      { label: 'AI Insights', href: paths.client.aiDashboard.getHref(), icon: BrainCircuit },
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare },
       { label: 'FAQ & Support', href: paths.client.support.getHref(), icon: LifeBuoy },
     ],

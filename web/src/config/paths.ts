@@ -36,6 +36,7 @@ export const paths = {
     },
     reports: { path: '/client/report-generator', getHref: () => '/client/report-generator' },
     calculator: { path: '/client/calculator', getHref: () => '/client/calculator' },
+    aiDashboard: { path: '/client/ai-dashboard', getHref: () => '/client/ai-dashboard' },
     support: { path: '/client/support', getHref: () => '/client/support' },
     reportEditor: {
       path: '/client/report-generator/edit/:reportId',
