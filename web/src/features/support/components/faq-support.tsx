@@ -11,7 +11,10 @@ import { useSupportContact } from '../api'
 
 type Question = { id: string; question: string; answer: ReactNode }
 
-/** The five questions (spec 002), answered for what the product does. */
+/**
+ * The five questions (spec 002), answered for what the product does today: a screen named here
+ * exists (when Settings, User Management or the client dashboard arrive, their answers say so).
+ */
 export const QUESTIONS: Question[] = [
   {
     id: 'team',
@@ -19,12 +22,12 @@ export const QUESTIONS: Question[] = [
     answer: (
       <>
         <p>
-          New team members are added in Settings by an administrator (User Management, Create User) with their name, e-mail and role: Viewer (reads only),
-          User (works on files, reports and the task board) or Approver (also approves validations), and linked to your client.
+          New team members are added by an administrator with their name, e-mail and role: Viewer (reads only), User (works on files, reports, the
+          task board and the calculator) or Approver (also approves validations), linked to your client.
         </p>
         <p className="mt-2">
-          Each new member receives an e-mail invitation with a link to create their account and password; the link works once and for 7 days. If
-          you need someone added, ask your administrator or write to support.
+          Each new member receives an e-mail invitation with a link to create their account and password; the link works once and for 7 days. To
+          have someone added, ask your administrator or write to support.
         </p>
       </>
     ),
@@ -51,9 +54,8 @@ export const QUESTIONS: Question[] = [
     question: 'How do I change project settings?',
     answer: (
       <p>
-        Open Settings in the sidebar. The Project Settings card holds your client&apos;s name and description: change them and press Save Changes.
-        Viewers can read the settings but not change them. The official CET1 capital and total RWAs, which the basis points and the calculator
-        use, are set by an administrator.
+        Your client&apos;s settings (its name and description, and the official CET1 capital and total RWAs that the basis points and the calculator
+        use) are kept by your administrator. To change them, ask your administrator or write to support with the new values.
       </p>
     ),
   },
@@ -62,9 +64,9 @@ export const QUESTIONS: Question[] = [
     question: 'Where can I see our optimization metrics?',
     answer: (
       <p>
-        The Dashboard shows your total RWA savings and the basis points of CET1 ratio they are worth, their monthly evolution and the value of each
-        lever against the previous month, all computed from your processed files and updated live as files are processed. The Calculator models
-        what a further optimisation would do and compares saved scenarios with your real portfolio.
+        Our Files shows each processed file&apos;s lever and savings, in RWAs and in basis points of CET1 ratio, updated live as files are processed.
+        The Calculator shows your CET1 capital, total RWAs and ratio, models what a further optimisation would do, and compares saved scenarios with
+        your real portfolio (the savings of your processed files). Basis points use your client&apos;s official CET1 capital and total RWAs.
       </p>
     ),
   },
@@ -74,8 +76,7 @@ export const QUESTIONS: Question[] = [
     answer: (
       <p>
         Open a report in the Report Generator and press Export PDF: your browser&apos;s print dialog opens, where you choose Save as PDF. The results
-        of a processed file (each exposure with its proposed risk weight, saving and regulatory basis) download from Our Files, and the
-        Dashboard&apos;s Export button saves its figures and tables.
+        of a processed file (each exposure with its proposed risk weight, saving and regulatory basis) download from Our Files.
       </p>
     ),
   },
