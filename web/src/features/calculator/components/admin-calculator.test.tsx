@@ -52,8 +52,8 @@ describe('AdminCalculator', () => {
     // Read-only: the ratio and the conversion factor, from the server's answer.
     await waitFor(() => expect(screen.getByLabelText('CET1 Ratio')).toHaveValue(nbsp('13,55 %')))
     expect(screen.getByLabelText('CET1 Ratio')).toHaveAttribute('readonly')
-    expect(screen.getByLabelText('Conversion Factor')).toHaveValue(nbsp('35.577.948 €') + ' = 1 bps')
-    expect(screen.getByLabelText('Conversion Factor')).toHaveAttribute('readonly')
+    expect(screen.getByLabelText('Conversion Factor (RWAs = 1 bps)')).toHaveValue(nbsp('35.577.948 €'))
+    expect(screen.getByLabelText('Conversion Factor (RWAs = 1 bps)')).toHaveAttribute('readonly')
   })
 
   it('edits the figures in Spanish notation, ignoring what is not a number, and picks the currency', async () => {
@@ -72,7 +72,7 @@ describe('AdminCalculator', () => {
     expect(rwas).toHaveValue('100.000.000.000')
     await user.selectOptions(screen.getByLabelText('Currency'), 'Pound')
     await waitFor(() => expect(requests(calls).at(-1)).toMatchObject({ cet1Capital: 13_000_000_000.5, totalRwas: 100_000_000_000, currency: 'gbp' }))
-    await waitFor(() => expect(screen.getByLabelText('Conversion Factor')).toHaveValue(nbsp('35.577.948 £') + ' = 1 bps'))
+    await waitFor(() => expect(screen.getByLabelText('Conversion Factor (RWAs = 1 bps)')).toHaveValue(nbsp('35.577.948 £')))
     expect(screen.getByRole('option', { name: 'Euro' })).toBeInTheDocument()
     expect(screen.getByRole('option', { name: 'Dollar' })).toBeInTheDocument()
   })

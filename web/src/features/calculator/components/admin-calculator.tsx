@@ -96,7 +96,7 @@ export function AdminCalculator() {
             />
           </div>
           <ReadOnly label="CET1 Ratio" value={result ? formatPercent(result.cet1RatioPct) : EMPTY_VALUE} />
-          <ReadOnly label="Conversion Factor" value={result ? `${formatMoney(result.rwasPerBp, result.currency)} = 1 bps` : EMPTY_VALUE} />
+          <ReadOnly label="Conversion Factor (RWAs = 1 bps)" value={result ? formatMoney(result.rwasPerBp, result.currency) : EMPTY_VALUE} />
           <div className="space-y-1.5">
             <Label htmlFor={currencyId}>Currency</Label>
             <Select id={currencyId} value={controls.currency} onChange={(e) => onChange({ currency: e.target.value as Currency })}>
