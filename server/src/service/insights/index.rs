@@ -705,3 +705,151 @@ pub async fn preview(
     .await
     .map_err(|e| ApiError::Internal(e.into()))?
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::insights::{confidence, history};
+    use crate::service::runs::RunChecks;
+
+    /// The hand-computed PSE rows of the API tests (EU-CRR3, Spain CQS 2 in the shipped data).
+    const HAND: &str = "Exposure_ID,Counterparty,NIF,Exposure_Amount,Current_Risk_Weight,Maturity (months),Currency\n\
+EXP-ADIF-24M,Administrador de Infraestructuras Ferroviarias,Q2801660H,1000000,100,24,EUR\n\
+EXP-AEAT-2M,Agencia Estatal de Administracion Tributaria,Q2826000H,500000,100,2,EUR\n\
+EXP-BAD-NIF,Entidad Desconocida,Q9999999J,250000,100,24,EUR\n";
+
+    fn index_of(text: &str) -> DecisionIndex {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hand.csv");
+        std::fs::write(&path, text).unwrap();
+        let recipe = Recipe {
+            lever: Lever::Pse,
+            reporting_date: NaiveDate::from_ymd_opt(2026, 11, 25).unwrap(),
+            reporting_date_stored: true,
+            country: "ES".into(),
+            options: RunOptions::default(),
+            required: None,
+            key: crate::storage::Storage::input_key(&"client-1".into(), "hand.csv"),
+            name: "hand.csv".into(),
+            max_bytes: 1 << 20,
+        };
+        scan(&recipe, &path).unwrap()
+    }
+
+    fn stored(rows: u64, matched: u64, not_matched: u64, saving: f64) -> RunResult {
+        RunResult {
+            lever_id: Some("lever-pse".into()),
+            lever_name: Some("PSE".into()),
+            savings_rwas: saving,
+            savings_bps: 0.0,
+            confidence: None,
+            rows,
+            matched,
+            not_matched,
+            errors: 0,
+            mapped_columns: 6,
+            classification: None,
+            checks: RunChecks {
+                error_rows: 0,
+                unreadable_values: 0,
+                flagged_rows: 0,
+                totals_reconciled: true,
+            },
+            reporting_date: Some("2026-11-25".into()),
+        }
+    }
+
+    #[test]
+    fn the_hand_computed_rows_take_the_regulations_weights_and_articles() {
+        let idx = index_of(HAND);
+        assert_eq!(idx.len(), 3);
+        assert_eq!(idx.rule_set, "EU-CRR3");
+        let adif = idx.get(1).unwrap();
+        assert_eq!(adif.exposure_id, "EXP-ADIF-24M");
+        assert_eq!(adif.identifier, "Q2801660H");
+        assert_eq!(
+            (adif.row.current_rw_pct, adif.row.suggested_rw_pct),
+            (100.0, 50.0)
+        );
+        assert_eq!(adif.applied_rule, "PSE_UNRATED");
+        assert_eq!(adif.reference, "CRR Art. 116(1) Table 2");
+        assert_eq!(adif.row.capital_saving, 500_000.0);
+        assert_eq!((adif.row.required_present, adif.row.required_total), (4, 4));
+        let aeat = idx.get(2).unwrap();
+        assert_eq!(aeat.reference, "CRR Art. 116(3)");
+        assert_eq!(aeat.row.suggested_rw_pct, 20.0);
+        assert_eq!(idx.get(3).unwrap().row.status, MatchStatus::NotMatched);
+        assert!(idx.get(0).is_none() && idx.get(4).is_none());
+        assert_eq!(idx.totals.rwa_saving, 900_000.0);
+        assert_eq!(idx.totals.changed, 2);
+    }
+
+    #[test]
+    fn the_search_reads_ids_names_identifiers_rules_and_articles_in_any_case() {
+        let idx = index_of(HAND);
+        let rows = |q: &str, s: Option<MatchStatus>| -> Vec<u64> {
+            idx.search(q, s).map(|v| v.row.row).collect()
+        };
+        assert_eq!(rows("", None), vec![1, 2, 3]);
+        assert_eq!(rows("exp-aeat", None), vec![2]);
+        assert_eq!(rows("FERROVIARIAS", None), vec![1]);
+        assert_eq!(rows("q9999999j", None), vec![3]);
+        assert_eq!(rows("116(1) table 2", None), vec![1]);
+        assert_eq!(rows("pse_short", None), vec![2]);
+        assert_eq!(rows("", Some(MatchStatus::NotMatched)), vec![3]);
+        assert_eq!(rows("exp", Some(MatchStatus::Matched)), vec![1, 2]);
+        assert!(rows("nothing like this", None).is_empty());
+    }
+
+    #[test]
+    fn the_totals_are_checked_against_the_stored_result() {
+        let idx = index_of(HAND);
+        assert_eq!(idx.consistency(&stored(3, 2, 1, 900_000.0)), None);
+        let differs = idx.consistency(&stored(3, 3, 0, 950_000.0)).unwrap();
+        assert!(
+            differs.contains("matched 2 (the run stored 3)"),
+            "{differs}"
+        );
+        assert!(
+            differs.contains("RWA saving 900000.00 (the run stored 950000.00)"),
+            "{differs}"
+        );
+    }
+
+    #[test]
+    fn the_rule_match_loses_points_for_each_weakening_flag() {
+        let idx = index_of(HAND);
+        let clean = confidence::rule_match(&idx.get(1).unwrap());
+        assert_eq!(clean.score, 100.0);
+        assert!(clean.details.is_empty());
+        // The 2-month AEAT row: its Maturity was taken as the original maturity.
+        let short = confidence::rule_match(&idx.get(2).unwrap());
+        assert_eq!(short.score, 90.0);
+        assert_eq!(
+            short.details,
+            vec!["-10: the file's maturity was taken as the original maturity"]
+        );
+        assert_eq!(confidence::rule_match(&idx.get(3).unwrap()).score, 0.0);
+        let blank = confidence::completeness(&idx.get(1).unwrap(), None);
+        assert_eq!(blank.score, 100.0);
+    }
+
+    #[test]
+    fn similarity_weighs_identity_rule_weight_and_status() {
+        let a = index_of(HAND);
+        // The same file with ADIF's maturity cut to 2 months: same identifier, another rule.
+        let b = index_of(&HAND.replace(",100,24,EUR\nEXP-AEAT", ",100,2,EUR\nEXP-AEAT"));
+        let chosen = a.get(1).unwrap();
+        let (same, on) = history::similarity(&chosen, &a.get(1).unwrap(), true);
+        assert_eq!(same, 1.0);
+        assert_eq!(on, vec!["identifier", "rule", "current weight", "status"]);
+        let other_rule = b.get(1).unwrap();
+        assert_eq!(other_rule.applied_rule, "PSE_SHORT");
+        assert_eq!(history::similarity(&chosen, &other_rule, false).0, 0.7);
+        // AEAT: another counterparty, another rule: 0.2, not similar.
+        assert_eq!(
+            history::similarity(&chosen, &a.get(2).unwrap(), false).0,
+            0.2
+        );
+    }
+}
