@@ -193,6 +193,11 @@ pub struct EventFrame {
     /// other control frames).
     #[ts(type = "number")]
     pub seq: i64,
+    /// When the event was published, in microseconds since the UNIX epoch (absent on control
+    /// frames).
+    #[ts(type = "number", optional)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<i64>,
     /// The event.
     #[serde(flatten)]
     pub event: Event,

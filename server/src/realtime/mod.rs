@@ -47,16 +47,30 @@ pub const RECHECK_INTERVAL: Duration = Duration::from_secs(15);
 /// Most topics one connection may subscribe to.
 pub const MAX_SUBSCRIPTIONS: usize = 64;
 
-/// Serialises a frame once; the bytes are then shared by every subscriber.
+/// Serialises a control frame (no publish time); see [`encode_at`].
 pub fn encode(topic: &str, seq: i64, event: &Event) -> Utf8Bytes {
+    encode_at(topic, seq, event, None)
+}
+
+/// Serialises a frame once; the bytes are then shared by every subscriber (on every instance).
+/// `at` is the publish time in microseconds since the UNIX epoch: what delivery latency is
+/// measured from (`load-tests runs-live`).
+pub fn encode_at(topic: &str, seq: i64, event: &Event, at: Option<i64>) -> Utf8Bytes {
     #[derive(Serialize)]
     struct Frame<'a> {
         topic: &'a str,
         seq: i64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        at: Option<i64>,
         #[serde(flatten)]
         event: &'a Event,
     }
-    match serde_json::to_string(&Frame { topic, seq, event }) {
+    match serde_json::to_string(&Frame {
+        topic,
+        seq,
+        at,
+        event,
+    }) {
         Ok(s) => Utf8Bytes::from(s),
         Err(e) => {
             tracing::error!(error = %e, topic, kind = event.name(), "event payload could not be serialised");
@@ -66,6 +80,13 @@ pub fn encode(topic: &str, seq: i64, event: &Event) -> Utf8Bytes {
             ))
         }
     }
+}
+
+/// Now in microseconds since the UNIX epoch (a frame's publish time).
+fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 /// Increments a topic's sequence and returns the new value. Call it as the FIRST statement of the
@@ -306,7 +327,7 @@ impl Hub {
     /// a bus is attached. Call it only after the transaction that allocated `seq` has committed.
     pub fn publish(&self, topic: &Topic, seq: i64, event: &Event) {
         let name = topic.to_string();
-        let frame = encode(&name, seq, event);
+        let frame = encode_at(&name, seq, event, Some(now_micros()));
         self.inner.stats.published.fetch_add(1, Ordering::Relaxed);
         // The other instances first: their hop through Redis then overlaps the local fan-out.
         if let Some(bus) = self.inner.bus.get()

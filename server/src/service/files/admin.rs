@@ -210,18 +210,65 @@ async fn views(state: &AppState, rows: Vec<AdminFileRow>) -> ApiResult<Vec<Admin
         .collect())
 }
 
+/// The ids of a page and the total. Page 1 is read first (a short first page is the total); a
+/// later page is counted first, and a page in the far half of the matching files is read from
+/// the other end of the sort (the opposite direction, then reversed): an index is never walked
+/// over more than half of the matching files to reach a page.
+async fn page_ids_and_total(
+    state: &AppState,
+    filter: &AdminFilter,
+    page: &Page,
+) -> ApiResult<(Vec<String>, i64)> {
+    let (pool, backend) = (&state.db.pool, state.db.backend);
+    if page.offset == 0 {
+        let ids = db::page_ids(pool, backend, filter, page).await?;
+        let total = if (ids.len() as i64) < page.limit {
+            ids.len() as i64
+        } else {
+            db::count(pool, backend, filter).await?
+        };
+        return Ok((ids, total));
+    }
+    let total = db::count(pool, backend, filter).await?;
+    let ids = match mirrored(page, total) {
+        None => Vec::new(),
+        Some((p, false)) => db::page_ids(pool, backend, filter, &p).await?,
+        Some((p, true)) => {
+            let mut ids = db::page_ids(pool, backend, filter, &p).await?;
+            ids.reverse();
+            ids
+        }
+    };
+    Ok((ids, total))
+}
+
+/// How to read `page` of `total` matching files: `None` past the end; else the page to read and
+/// whether it is the mirror image (opposite direction, rows to reverse) of the one asked for,
+/// which it is when the page starts in the far half.
+fn mirrored(page: &Page, total: i64) -> Option<(Page, bool)> {
+    if page.offset >= total {
+        return None;
+    }
+    if page.offset * 2 < total {
+        return Some((*page, false));
+    }
+    let end = (page.offset + page.limit).min(total);
+    Some((
+        Page {
+            desc: !page.desc,
+            limit: end - page.offset,
+            offset: total - end,
+            ..*page
+        },
+        true,
+    ))
+}
+
 /// One page of every client's files (administrators).
 pub async fn list(state: &AppState, actor: &Actor, q: &AdminListQuery) -> ApiResult<AdminFilePage> {
     actor.user.require_admin()?;
     let (filter, page) = parse_query(q)?;
-    let backend = state.db.backend;
-    let ids = db::page_ids(&state.db.pool, backend, &filter, &page).await?;
-    // A short page (the last, or the only one) gives the total without counting again.
-    let total = if (ids.len() as i64) < page.limit && (!ids.is_empty() || page.offset == 0) {
-        page.offset + ids.len() as i64
-    } else {
-        db::count(&state.db.pool, backend, &filter).await?
-    };
+    let (ids, total) = page_ids_and_total(state, &filter, &page).await?;
     let mut rows = db::by_ids(&state.db.pool, &ids).await?;
     let at: HashMap<&str, usize> = ids
         .iter()
@@ -655,6 +702,27 @@ mod tests {
         assert_eq!(p.sort, SortKey::UploadedAt);
         let (_, p) = parse_query(&q(&[("page", "3"), ("page_size", "20")])).unwrap();
         assert_eq!((p.limit, p.offset), (20, 40));
+    }
+
+    #[test]
+    fn pages_in_the_far_half_are_read_from_the_other_end() {
+        let page = |offset, limit| Page {
+            sort: SortKey::Name,
+            desc: true,
+            limit,
+            offset,
+        };
+        // 23 files by 10: pages 1 and 2 read forwards, page 3 (3 rows) is the first 3 backwards.
+        assert_eq!(mirrored(&page(0, 10), 23), Some((page(0, 10), false)));
+        assert_eq!(mirrored(&page(10, 10), 23), Some((page(10, 10), false)));
+        let (p, flipped) = mirrored(&page(20, 10), 23).unwrap();
+        assert!(flipped && !p.desc);
+        assert_eq!((p.offset, p.limit), (0, 3));
+        // 100 by 10: page 6 (rows 50-59) is rows 40-49 backwards.
+        let (p, flipped) = mirrored(&page(50, 10), 100).unwrap();
+        assert!(flipped);
+        assert_eq!((p.offset, p.limit), (40, 10));
+        assert_eq!(mirrored(&page(30, 10), 30), None);
     }
 
     #[test]
