@@ -210,7 +210,7 @@ describe('AiDashboard', () => {
     await waitFor(() => expect(calls.some((c) => c.key === 'GET /api/insights/runs/:id/decisions' && c.url.includes('q=116%283%29'))).toBe(true), {
       timeout: SEARCH_DEBOUNCE_MS + 2000,
     })
-    await screen.findByText('1 decision match the search.')
+    await screen.findByText('1 decision matches the search.')
 
     // Export Analysis as CSV: the attachment of the chosen decision.
     await user.click(screen.getByRole('button', { name: 'Export Analysis' }))

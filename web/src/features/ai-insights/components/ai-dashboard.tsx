@@ -219,7 +219,9 @@ export function AiDashboard() {
               <p className="text-xs text-slate-500" data-testid="decisions-count">
                 {total > items.length
                   ? `Showing ${items.length} of ${total} decisions: search to narrow them.`
-                  : `${total} ${total === 1 ? 'decision' : 'decisions'}${q ? ' match the search' : ''}.`}
+                  : q
+                    ? `${total} ${total === 1 ? 'decision matches' : 'decisions match'} the search.`
+                    : `${total} ${total === 1 ? 'decision' : 'decisions'}.`}
               </p>
             ) : null}
           </div>
