@@ -21,6 +21,7 @@ pub mod admin;
 pub mod admin_files;
 pub mod auth;
 pub mod board;
+pub mod classification;
 pub mod calculator;
 pub mod clients;
 pub mod collab_ws;
@@ -67,6 +68,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(levers::router())
         .merge(mappings::router())
         .merge(validations::router())
+        .merge(classification::router())
         .merge(insights::router())
         .merge(calculator::router())
         .merge(support::router())

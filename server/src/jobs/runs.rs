@@ -423,13 +423,15 @@ async fn work(
     let shared2 = shared.clone();
     let country = input.country.clone();
     let enhanced = lever.is_none();
-    // What people decided on earlier classifications, which the classifier takes into account.
+    // What people decided on earlier classifications, which the classifier takes into account
+    // (the client's own reviews fully, the other clients' less).
     let reviews = if enhanced {
-        crate::service::classification::reviews(&state.db.pool)
+        let mut conn = state.db.pool.acquire().await.map_err(|e| internal(run, e))?;
+        crate::service::classification::reviews_for(&mut conn, &run.client_id)
             .await
             .map_err(|e| internal(run, e))?
     } else {
-        Vec::new()
+        crate::service::classification::Reviews::default()
     };
     let fixed = lever.as_ref().map(|l| l.2);
     let original_path = original.path().to_path_buf();
@@ -497,13 +499,12 @@ async fn work(
                 .iter()
                 .map(|r| r.iter().map(String::as_str).collect())
                 .collect();
-            let c = analysis::classify::classify_with_feedback(
+            let (c, learning) = crate::service::classification::classify(
+                &reviews,
                 &headers,
                 &rows,
                 engine.refdata(),
-                &reviews,
             );
-            let learning = crate::service::classification::learning(&reviews, &headers);
             let review = c.lever.is_none() || c.confidence < CONFIDENCE_THRESHOLD;
             let c = Classified::new(c, &headers, learning);
             if review {

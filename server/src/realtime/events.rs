@@ -87,6 +87,10 @@ pub enum Event {
     /// A file's pending validation went with the file.
     #[serde(rename = "validation.deleted")]
     ValidationDeleted(ValidationChange),
+    /// An administrator approved or rejected a file's lever classification (Enhanced
+    /// Classification Training).
+    #[serde(rename = "classification.reviewed")]
+    ClassificationReviewed(ClassificationReviewed),
     /// A calculator scenario of a client was saved.
     #[serde(rename = "scenario.saved")]
     ScenarioSaved(ScenarioChange),
@@ -142,6 +146,7 @@ impl Event {
             Event::ValidationCreated(_) => "validation.created",
             Event::ValidationUpdated(_) => "validation.updated",
             Event::ValidationDeleted(_) => "validation.deleted",
+            Event::ClassificationReviewed(_) => "classification.reviewed",
             Event::ScenarioSaved(_) => "scenario.saved",
             Event::ScenarioDeleted(_) => "scenario.deleted",
             Event::Subscribed => "subscribed",
@@ -165,6 +170,22 @@ pub struct FileChange {
     pub client_id: String,
     /// The file.
     pub file_id: String,
+}
+
+/// A classification review's outcome (`classification.reviewed`): the training lists and the
+/// client's file screens refetch.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ClassificationReviewed {
+    /// The client.
+    pub client_id: String,
+    /// The file.
+    pub file_id: String,
+    /// The reviewed run.
+    pub run_id: String,
+    /// `approved` or `rejected`.
+    pub status: String,
 }
 
 /// Why a subscription ended or was refused.

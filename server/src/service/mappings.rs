@@ -40,7 +40,8 @@ pub struct MappingTemplate {
 }
 
 impl MappingTemplate {
-    fn from_row(r: db::TemplateRow) -> MappingTemplate {
+    /// The view of a stored template.
+    pub fn from_row(r: db::TemplateRow) -> MappingTemplate {
         MappingTemplate {
             source_columns: serde_json::from_str(&r.source_columns).unwrap_or_default(),
             mapping: serde_json::from_str(&r.target_mapping).unwrap_or_default(),

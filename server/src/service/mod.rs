@@ -187,8 +187,8 @@ impl<'s> Change<'s> {
     /// Adds an event on a further topic (a file's completion also moves the client's savings),
     /// published after the commit with that topic's next sequence number, taken now in the
     /// transaction. Changes take their topics in one order (the change's own, then the client's
-    /// validations, `admin:validations`, `admin:files`, the client's savings, `admin:dashboard`),
-    /// so two changes never wait on each other's topics.
+    /// validations, `admin:validations`, `admin:files`, the client's savings, `admin:dashboard`,
+    /// `admin:classification`), so two changes never wait on each other's topics.
     pub async fn also(&mut self, topic: Topic, event: Event) -> ApiResult<()> {
         let seq = realtime::next_seq(&mut self.tx, &topic).await?;
         self.extra.push((topic, seq, event));

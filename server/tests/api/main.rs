@@ -8,6 +8,7 @@ mod admin_config;
 mod auth;
 mod board;
 mod calculator;
+mod classification;
 mod contract;
 mod file_management;
 mod files;

@@ -104,6 +104,8 @@ enum Needs {
     Validation,
     /// A saved calculator scenario of Bank A.
     Scenario,
+    /// An enhanced-AI classification of a stored file of Bank A waiting for review.
+    Classification,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -297,6 +299,16 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/admin/runs", Rule::Admin, 200),
     route("GET", "/api/admin/runs/{run_id}", Rule::Admin, 200).needs(Needs::Run),
     route("POST", "/api/admin/runs/{run_id}/retry", Rule::Admin, 201).needs(Needs::FailedRun),
+    // Classification training (administrators; lever "lever-corporates" is migration 0007's).
+    route("GET", "/api/admin/classification-reviews", Rule::Admin, 200),
+    route("GET", "/api/admin/classification-reviews/{run_id}", Rule::Admin, 200)
+        .needs(Needs::Classification),
+    route("POST", "/api/admin/classification-reviews/{run_id}/approve", Rule::Admin, 200)
+        .needs(Needs::Classification)
+        .body(|_| Some(json!({"leverId": "lever-corporates", "feedback": "Matrix"}))),
+    route("POST", "/api/admin/classification-reviews/{run_id}/reject", Rule::Admin, 200)
+        .needs(Needs::Classification)
+        .body(|_| Some(json!({"feedback": "Matrix"}))),
     // Universal column mappings (administrators).
     route("GET", "/api/admin/universal-suggestions", Rule::Admin, 200),
     route("POST", "/api/admin/universal-suggestions", Rule::Admin, 201).body(|f| {
@@ -569,6 +581,7 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             .await
         }
         Needs::Validation => pending_validation(app, &f.client, n).await,
+        Needs::Classification => classified_run(app, &f.client, n).await,
         Needs::Scenario => {
             id_of(
                 admin,
@@ -690,6 +703,74 @@ async fn completed_run(app: &TestApp, client: &str, n: usize) -> String {
                 processed_key: format!("clients/{client}/output/matrix-run-{n}.csv"),
                 result,
             },
+            server::service::runs::Figures::default(),
+            row.seq + 1,
+        )
+        .await
+        .unwrap()
+    );
+    run
+}
+
+/// An enhanced-AI run of a client over a stored file of a layout the classifier cannot place,
+/// ended pending review with the classifier's real output, through the same completion as a
+/// worker's (no worker runs in the matrix's server).
+async fn classified_run(app: &TestApp, client: &str, n: usize) -> String {
+    let csv = format!("Reference,Amount,Notes\nM-{n},100,x\nM-{n}b,200,y\n");
+    let file =
+        crate::runs::stored_file(app, client, &format!("matrix-{n}.csv"), csv.as_bytes()).await;
+    let run = crate::runs::queue(
+        app,
+        client,
+        &file,
+        server::service::runs::RunMode::EnhancedAi,
+        None,
+    )
+    .await;
+    let owner = format!("matrix-{n}");
+    sqlx::query(
+        "UPDATE processing_runs SET state = 'running', owner = $2, attempts = 1, lease_until = '2999-01-01T00:00:00.000000Z' WHERE id = $1",
+    )
+    .bind(&run)
+    .bind(&owner)
+    .execute(&app.state.db.pool)
+    .await
+    .unwrap();
+    let row = server::db::runs::get(&app.state.db.pool, &run)
+        .await
+        .unwrap()
+        .expect("the run");
+    let headers = ["Reference", "Amount", "Notes"];
+    let rows = vec![vec!["M-1", "100", "x"], vec!["M-2", "200", "y"]];
+    let c = analysis::classify::classify(&headers, &rows, &analysis::refdata::RefData::builtin());
+    let mut classification = serde_json::to_value(&c).unwrap();
+    classification["headers"] = json!(headers);
+    let result = server::service::runs::RunResult {
+        lever_id: None,
+        lever_name: None,
+        savings_rwas: 0.0,
+        savings_bps: 0.0,
+        confidence: Some(c.confidence),
+        rows: 0,
+        matched: 0,
+        not_matched: 0,
+        errors: 0,
+        mapped_columns: 0,
+        classification: Some(classification),
+        checks: server::service::runs::RunChecks {
+            error_rows: 0,
+            unreadable_values: 0,
+            flagged_rows: 0,
+            totals_reconciled: true,
+        },
+        reporting_date: None,
+    };
+    assert!(
+        server::service::runs::finish(
+            &app.state,
+            &row,
+            &owner,
+            server::service::runs::Outcome::PendingReview { result },
             server::service::runs::Figures::default(),
             row.seq + 1,
         )

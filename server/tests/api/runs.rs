@@ -760,7 +760,16 @@ async fn manual_mode_analyses_under_the_chosen_lever() {
 /// reviewing it records nothing.
 #[tokio::test]
 async fn a_reviewed_classification_teaches_the_classifier_and_is_measured() {
-    use server::service::classification::record_review;
+    use server::service::classification::{Decision, record_review};
+    fn approve<'a>(code: &'a str, by: &'a str) -> Decision<'a> {
+        Decision {
+            approved: true,
+            lever_code: Some(code),
+            by: Some(by),
+            explanation: "",
+            follow_up_run_id: None,
+        }
+    }
     let app = TestApp::spawn().await;
     let s = app.login(USER_A).await;
     let client = client_id(&app, "Bank A").await;
@@ -813,15 +822,17 @@ async fn a_reviewed_classification_teaches_the_classifier_and_is_measured() {
         .unwrap();
     let mut conn = app.state.db.pool.acquire().await.unwrap();
     // A second review of the same run replaces the first.
+    let recorded = record_review(&mut conn, &row, approve("pse", &admin))
+        .await
+        .unwrap()
+        .expect("recorded");
+    assert!(!recorded.corrected);
+    assert_eq!(recorded.confidence_delta, 0.1);
     assert!(
-        record_review(&mut conn, &row, "pse", Some(&admin), "")
+        record_review(&mut conn, &row, approve("not-a-lever", &admin))
             .await
             .unwrap()
-    );
-    assert!(
-        !record_review(&mut conn, &row, "not-a-lever", Some(&admin), "")
-            .await
-            .unwrap()
+            .is_none()
     );
     let (n, reviewed): (i64, String) = sqlx::query_as(
         "SELECT COUNT(*), MAX(reviewed_lever) FROM classification_feedback WHERE run_id = $1",
@@ -852,9 +863,10 @@ async fn a_reviewed_classification_teaches_the_classifier_and_is_measured() {
         .unwrap();
     let mut conn = app.state.db.pool.acquire().await.unwrap();
     assert!(
-        !record_review(&mut conn, &manual_row, "pse", Some(&admin), "")
+        record_review(&mut conn, &manual_row, approve("pse", &admin))
             .await
-            .unwrap(),
+            .unwrap()
+            .is_none(),
         "a manual run classified nothing"
     );
     drop(conn);

@@ -294,13 +294,10 @@ pub async fn get(state: &AppState, actor: &Actor, id: &str) -> ApiResult<AdminFi
     Ok(views(state, vec![row]).await?.remove(0))
 }
 
-/// Assigns a lever to one file and queues its processing run, in one transaction: a run still
-/// queued for the file is cancelled first, a file whose run is running is refused (wait for it or
-/// cancel it); the file is no longer processed until the new run completes (its savings leave the
-/// client's totals, synced in the same transaction); the history records the lever and processed
-/// changes. The run reads the file with the lever and the mapping options of the file's previous
-/// run, if any; when that run classified the file (enhanced AI), the choice is recorded as a
-/// review of its classification (`service::classification::record_review`).
+/// Assigns a lever to one file and queues its processing run, in one transaction (see
+/// [`queue_with_lever`]). The run reads the file with the lever and the mapping options of the
+/// file's previous run, if any; when that run classified the file (enhanced AI), the choice is
+/// recorded as a review of its classification (`service::classification::record_review`).
 pub async fn assign_lever(
     state: &AppState,
     actor: &Actor,
@@ -315,17 +312,88 @@ pub async fn assign_lever(
         .await?
         .ok_or_else(|| ApiError::not_found("File not found"))?;
     require_admin(actor, &row.client_id)?;
-    if !FileType::from_extension(&row.file_type).is_some_and(FileType::is_table) {
-        return Err(ApiError::validation(
-            "This file cannot be processed: processing needs a CSV or Excel file.",
-        ));
-    }
     let client = row.client_id.clone();
     let mut change = Change::begin(state, files_topic(&client)).await?;
+    let queued = queue_with_lever(&mut change, actor, file_id, &lever.id, None).await?;
+    // An administrator choosing the lever of a file the classifier classified decides that
+    // classification: a review (approved when the lever is the one proposed, corrected
+    // otherwise), which the classifier reads back and the 'Continuous Learning' figures measure.
+    if let (Some(run), Some(code)) = (&queued.previous, lever.code.as_deref()) {
+        let run_id = queued.run.id.to_string();
+        crate::service::classification::record_review(
+            change.conn(),
+            run,
+            crate::service::classification::Decision {
+                approved: true,
+                lever_code: Some(code),
+                by: Some(actor.user.id.as_str()),
+                explanation: "",
+                follow_up_run_id: Some(&run_id),
+            },
+        )
+        .await?;
+    }
+    let run = queued.run;
+    change
+        .commit(
+            actor,
+            Event::FileUpdated(FileChange {
+                client_id: client.clone(),
+                file_id: file_id.to_string(),
+            }),
+            Audit {
+                event_type: "file_lever_assigned",
+                entity_type: "client_file",
+                entity_id: file_id,
+                details: serde_json::json!({
+                    "client_id": client,
+                    "previous_lever_id": queued.previous_lever_id,
+                    "lever_id": lever.id,
+                    "run_id": run.id.to_string(),
+                }),
+                severity: "info",
+            },
+        )
+        .await?;
+    Ok(run)
+}
+
+/// What [`queue_with_lever`] did.
+#[derive(Debug)]
+pub struct Queued {
+    /// The run queued.
+    pub run: RunSnapshot,
+    /// The file's latest run before it (after cancelling a queued one), if any.
+    pub previous: Option<crate::db::runs::RunRow>,
+    /// The file's lever before.
+    pub previous_lever_id: Option<String>,
+}
+
+/// Gives a file a lever and queues its processing run with that lever (the confidence check of a
+/// classification does not apply: the lever is chosen), in `change`, which must have begun on
+/// the file's client's files topic: a run still queued for the file is cancelled first, a file
+/// whose run is running is refused (wait for it or cancel it); the file is no longer processed
+/// until the new run completes (its savings leave the client's totals, synced in the same
+/// transaction); the history records the lever and processed changes; `admin:files` and the
+/// runs' topics are told after the commit (the caller gives the files topic's event). The run
+/// reads the file with `options`, or those of the file's previous run.
+pub async fn queue_with_lever(
+    change: &mut Change<'_>,
+    actor: &Actor,
+    file_id: &str,
+    lever_id: &str,
+    options: Option<RunOptions>,
+) -> ApiResult<Queued> {
     // Read again under the change's lock on the client's files topic.
     let before = files_db::get(change.conn(), file_id)
         .await?
         .ok_or_else(|| ApiError::not_found("File not found"))?;
+    if !FileType::from_extension(&before.file_type).is_some_and(FileType::is_table) {
+        return Err(ApiError::validation(
+            "This file cannot be processed: processing needs a CSV or Excel file.",
+        ));
+    }
+    let client = before.client_id.clone();
     let now = crate::db::now();
     let mut cancelled = Vec::new();
     for (run_id, run_state) in db::open_runs(change.conn(), file_id).await? {
@@ -344,24 +412,14 @@ pub async fn assign_lever(
         Some(p) => crate::db::runs::get(change.conn(), &p.id).await?,
         None => None,
     };
-    let options: RunOptions = previous
-        .as_ref()
-        .and_then(|r| serde_json::from_str(&r.options).ok())
-        .unwrap_or_default();
-    // An administrator choosing the lever of a file the classifier classified decides that
-    // classification: a review (approved when the lever is the one proposed, corrected
-    // otherwise), which the classifier reads back and the 'Continuous Learning' figures measure.
-    if let (Some(run), Some(code)) = (&previous, lever.code.as_deref()) {
-        crate::service::classification::record_review(
-            change.conn(),
-            run,
-            code,
-            Some(actor.user.id.as_str()),
-            "",
-        )
-        .await?;
-    }
-    db::set_lever_queued(change.conn(), file_id, &lever.id).await?;
+    let options: RunOptions = match options {
+        Some(o) => o,
+        None => previous
+            .as_ref()
+            .and_then(|r| serde_json::from_str(&r.options).ok())
+            .unwrap_or_default(),
+    };
+    db::set_lever_queued(change.conn(), file_id, lever_id).await?;
     let run_id = runs::enqueue(
         change.conn(),
         NewRun {
@@ -369,7 +427,7 @@ pub async fn assign_lever(
             file_id: file_id.to_string(),
             user_id: actor.user.id.clone(),
             mode: RunMode::Manual,
-            lever_id: Some(lever.id.clone()),
+            lever_id: Some(lever_id.to_string()),
             mapping: options.mapping,
             risk_weight_format: options.risk_weight_format,
             maturity_unit: options.maturity_unit,
@@ -381,42 +439,27 @@ pub async fn assign_lever(
         .ok_or_else(|| ApiError::not_found("File not found"))?;
     super::history::record_diff(change.conn(), &before, &after, Some(&actor.user.id)).await?;
     if before.processed != 0 {
-        savings::resync_and_announce(&mut change, &client).await?;
+        savings::resync_and_announce(change, &client).await?;
     }
     let run = runs::snapshot_in(change.conn(), &run_id).await?;
-    let payload = FileChange {
-        client_id: client.clone(),
-        file_id: file_id.to_string(),
-    };
     change
         .also(
             Topic::Admin { area: "files" },
-            Event::FileUpdated(payload.clone()),
+            Event::FileUpdated(FileChange {
+                client_id: client,
+                file_id: file_id.to_string(),
+            }),
         )
         .await?;
     for snap in cancelled {
         change.also_run_progress(snap);
     }
     change.also_run_progress(run.clone());
-    change
-        .commit(
-            actor,
-            Event::FileUpdated(payload),
-            Audit {
-                event_type: "file_lever_assigned",
-                entity_type: "client_file",
-                entity_id: file_id,
-                details: serde_json::json!({
-                    "client_id": client,
-                    "previous_lever_id": before.lever_id,
-                    "lever_id": lever.id,
-                    "run_id": run.id.to_string(),
-                }),
-                severity: "info",
-            },
-        )
-        .await?;
-    Ok(run)
+    Ok(Queued {
+        run,
+        previous,
+        previous_lever_id: before.lever_id,
+    })
 }
 
 /// The outcome of a bulk action on one file.

@@ -1,15 +1,18 @@
 //! Inspection of a file before it is uploaded for processing (the manual mode's column detection):
-//! nothing is stored, the temporary file is removed when the request ends.
+//! nothing is stored, the temporary file is removed when the request ends. A stored file is
+//! inspected the same way for the classification review ([`inspect_stored`]).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Received, check_received};
+use super::{FileType, Received, check_received};
+use crate::db::files::FileRow;
 use crate::error::{ApiError, ApiResult};
 use crate::service::Scope;
 use crate::service::levers::DataType;
 use crate::state::AppState;
+use crate::storage::ObjectKey;
 
 /// A column of the inspected file.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
@@ -80,6 +83,9 @@ pub struct Inspection {
 /// Rows read by an inspection.
 pub const INSPECT_ROWS: usize = analysis::columns::DETECTION_ROWS;
 
+/// The refusal of a file that is not a table.
+const NOT_A_TABLE: &str = "Column detection needs a CSV or Excel file: PDF files are stored only.";
+
 /// Inspects a received file (same bounds and checks as an upload; nothing stored).
 pub async fn inspect(state: &AppState, scope: &Scope, received: Received) -> ApiResult<Inspection> {
     let _ = scope;
@@ -87,10 +93,60 @@ pub async fn inspect(state: &AppState, scope: &Scope, received: Received) -> Api
     let (_, preview) = check_received(state, &received, INSPECT_ROWS).await?;
     drop(received);
     let Some(preview) = preview else {
-        return Err(ApiError::validation(
-            "Column detection needs a CSV or Excel file: PDF files are stored only.",
-        ));
+        return Err(ApiError::validation(NOT_A_TABLE));
     };
+    inspection_of(state, file_name, preview).await
+}
+
+/// Inspects a stored file of a client (the classification review reads the file it reviews):
+/// its first rows read from object storage, with the upload's bounds.
+pub async fn inspect_stored(state: &AppState, file: &FileRow) -> ApiResult<Inspection> {
+    if !FileType::from_extension(&file.file_type).is_some_and(FileType::is_table) {
+        return Err(ApiError::validation(NOT_A_TABLE));
+    }
+    let key = file
+        .object_key
+        .as_deref()
+        .ok_or_else(|| ApiError::not_found("The stored file is missing"))?;
+    let key = ObjectKey::parse(key).map_err(|e| ApiError::Internal(e.into()))?;
+    // A local store's object is read in place; another store's is copied into a temporary file.
+    let (path, _temp) = match state.storage.backend() {
+        crate::storage::Backend::Local(root) => (root.join(key.as_str()), None),
+        crate::storage::Backend::S3 { .. } => {
+            let temp = state
+                .storage
+                .input_to_temp(&key)
+                .await
+                .map_err(|e| ApiError::Internal(e.into()))?;
+            (temp.to_path_buf(), Some(temp))
+        }
+    };
+    let limits = super::upload_limits(state);
+    let name = file.name.clone();
+    let preview = tokio::task::spawn_blocking(move || {
+        let mut f = std::fs::File::open(&path)?;
+        analysis::ingest::preview(
+            analysis::ingest::Input::Reader {
+                name: &name,
+                reader: &mut f,
+            },
+            &limits,
+            INSPECT_ROWS,
+        )
+        .map_err(std::io::Error::other)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?
+    .map_err(|e| ApiError::validation(format!("The file could not be read: {e}")))?;
+    inspection_of(state, file.name.clone(), preview).await
+}
+
+/// The inspection of a file's first rows.
+async fn inspection_of(
+    state: &AppState,
+    file_name: String,
+    preview: analysis::ingest::Preview,
+) -> ApiResult<Inspection> {
     let x = tokio::task::spawn_blocking(move || {
         analysis::inspect::inspect_preview(preview, &analysis::refdata::RefData::builtin_shared())
     })
