@@ -50,6 +50,7 @@ export const routes: RouteObject[] = [
               { path: paths.admin.processingRuns.path, lazy: () => import('./routes/admin/processing-runs'), handle: { title: 'Processing Runs' } },
               { path: paths.admin.columnConfiguration.path, lazy: () => import('./routes/admin/column-configuration'), handle: { title: 'Column Configuration' } },
               { path: paths.admin.universalMappings.path, lazy: () => import('./routes/admin/universal-mappings'), handle: { title: 'Universal Column Mappings' } },
+              { path: paths.admin.classificationTraining.path, lazy: () => import('./routes/admin/classification-training'), handle: { title: 'Classification Training' } },
               { path: paths.admin.calculator.path, lazy: () => import('./routes/admin/calculator'), handle: { title: 'Calculator' } },
               notFoundInShell,
             ],

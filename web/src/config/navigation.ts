@@ -1,7 +1,7 @@
 import type { Role } from '@/api/types/Role'
 import { FileText, FolderCog, FolderOpen, LayoutDashboard, Home, UploadCloud, type LucideIcon } from 'lucide-react'
 
-import { Activity, Calculator, Columns3, KanbanSquare, LifeBuoy, Shuffle } from 'lucide-react'
+import { Activity, Calculator, Columns3, GraduationCap, KanbanSquare, LifeBuoy, Shuffle } from 'lucide-react'
 
 import { BrainCircuit } from 'lucide-react'
 
@@ -47,6 +47,7 @@ export const adminNavigation: NavGroup[] = [
     items: [
       { label: 'Column Configuration', href: paths.admin.columnConfiguration.getHref(), icon: Columns3 },
       { label: 'Universal Mappings', href: paths.admin.universalMappings.getHref(), icon: Shuffle },
+      { label: 'Classification training', href: paths.admin.classificationTraining.getHref(), icon: GraduationCap },
     ],
   },
 ]

@@ -23,6 +23,7 @@ export const paths = {
     processingRuns: { path: '/admin/processing-runs', getHref: () => '/admin/processing-runs' },
     columnConfiguration: { path: '/admin/column-configuration', getHref: () => '/admin/column-configuration' },
     universalMappings: { path: '/admin/universal-mappings', getHref: () => '/admin/universal-mappings' },
+    classificationTraining: { path: '/admin/classification-training', getHref: () => '/admin/classification-training' },
     calculator: { path: '/admin/calculator', getHref: () => '/admin/calculator' },
   },
   client: {

@@ -71,3 +71,23 @@ export function formatDate(value: string | Date | null | undefined): string {
   const date = typeof value === 'string' ? parseISO(value) : value
   return isValid(date) ? formatDateFns(date, 'MMM d, yyyy') : EMPTY_VALUE
 }
+
+const millionsFormatter = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 1 })
+
+/** Savings in millions of euros with one decimal, as the results panels show them: `12,3 M€`. */
+export function formatMillionsEur(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return EMPTY_VALUE
+  return `${millionsFormatter.format(value / 1e6)} M€`
+}
+
+/** Basis points with two decimals and the unit: `12,35 bps`. */
+export function formatBpsUnit(value: number | null | undefined): string {
+  const text = formatBps(value)
+  return text === EMPTY_VALUE ? text : `${text} bps`
+}
+
+/** A confidence in [0, 1] as a percentage with one decimal: `87.5%` (the specification's UI form). */
+export function formatConfidence(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return EMPTY_VALUE
+  return `${(value * 100).toFixed(1)}%`
+}

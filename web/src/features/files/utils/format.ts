@@ -1,29 +1,12 @@
-import { EMPTY_VALUE, formatBps, formatEur } from '@/lib/format'
+import { formatEur } from '@/lib/format'
 
 import type { ClientFile, RunSnapshot, RunStage } from '../api'
 
-const millionsFormatter = new Intl.NumberFormat('es-ES', { minimumFractionDigits: 1, maximumFractionDigits: 1 })
-
-/** Savings in millions of euros with one decimal, as the results panel shows them: `12,3 M€`. */
-export function formatMillionsEur(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return EMPTY_VALUE
-  return `${millionsFormatter.format(value / 1e6)} M€`
-}
+// The results panels' figures are formatted as everywhere else in the product.
+export { formatBpsUnit, formatConfidence, formatMillionsEur } from '@/lib/format'
 
 /** RWAs in euros without decimals (the files table). */
 export const formatRwas = (value: number | null | undefined) => formatEur(value)
-
-/** Basis points with two decimals and the unit: `12,35 bps`. */
-export function formatBpsUnit(value: number | null | undefined): string {
-  const text = formatBps(value)
-  return text === EMPTY_VALUE ? text : `${text} bps`
-}
-
-/** A confidence in [0, 1] as a percentage with one decimal: `87.5%` (the spec's UI form). */
-export function formatConfidence(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return EMPTY_VALUE
-  return `${(value * 100).toFixed(1)}%`
-}
 
 /** The label of a run stage. */
 export function stageLabel(stage: RunStage): string {
