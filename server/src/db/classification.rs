@@ -80,7 +80,8 @@ pub async fn upsert(conn: &mut AnyConnection, f: &NewFeedback<'_>) -> sqlx::Resu
     Ok(())
 }
 
-const FEEDBACK_COLS: &str = "run_id, client_id, headers, proposed_lever, reviewed_lever, created_at";
+const FEEDBACK_COLS: &str =
+    "run_id, client_id, headers, proposed_lever, reviewed_lever, created_at";
 
 /// The most recent `limit` approvals of every client, oldest first.
 #[tracing::instrument(skip(ex), err)]
@@ -207,10 +208,7 @@ pub async fn training_page<'e>(
     offset: i64,
 ) -> sqlx::Result<Vec<TrainingRow>> {
     let (filter, order) = match tab {
-        TrainingTab::Pending => (
-            format!("AND {PENDING}"),
-            "r.created_at DESC, r.id DESC",
-        ),
+        TrainingTab::Pending => (format!("AND {PENDING}"), "r.created_at DESC, r.id DESC"),
         TrainingTab::Reviewed => (
             format!("AND NOT ({PENDING})"),
             "COALESCE(fb.created_at, r.finished_at, r.created_at) DESC, r.id DESC",

@@ -426,7 +426,12 @@ async fn work(
     // What people decided on earlier classifications, which the classifier takes into account
     // (the client's own reviews fully, the other clients' less).
     let reviews = if enhanced {
-        let mut conn = state.db.pool.acquire().await.map_err(|e| internal(run, e))?;
+        let mut conn = state
+            .db
+            .pool
+            .acquire()
+            .await
+            .map_err(|e| internal(run, e))?;
         crate::service::classification::reviews_for(&mut conn, &run.client_id)
             .await
             .map_err(|e| internal(run, e))?

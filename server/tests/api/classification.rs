@@ -96,7 +96,8 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     assert_eq!(v["state"], "completed", "{v}");
     let pse_run = queue(&app, &client, &pse, RunMode::EnhancedAi, None).await;
     assert_eq!(wait_final(&user, &pse_run, 60).await["state"], "completed");
-    let (_, pdf_run, v) = classified(&app, &user, &client, "report.pdf", b"%PDF-1.7\n%\xe2\n").await;
+    let (_, pdf_run, v) =
+        classified(&app, &user, &client, "report.pdf", b"%PDF-1.7\n%\xe2\n").await;
     assert_eq!(v["state"], "failed");
 
     // Administrators only.
@@ -123,12 +124,15 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     assert_eq!(items[1]["fileName"], "unknown.csv");
     assert_eq!(items[1]["clientName"], "Bank A");
     let reviewed = page(&admin, "tab=reviewed").await;
-    assert_eq!(ids(&reviewed), [pdf_run.clone()]);
+    assert_eq!(ids(&reviewed), std::slice::from_ref(&pdf_run));
     assert_eq!(reviewed["items"][0]["status"], "rejected");
     assert_eq!(reviewed["items"][0]["reviewedAt"], Value::Null);
     // Pages.
     let second = page(&admin, "tab=pending&page=2&page_size=1").await;
-    assert_eq!((ids(&second), &second["total"]), (vec![unknown_run.clone()], &json!(2)));
+    assert_eq!(
+        (ids(&second), &second["total"]),
+        (vec![unknown_run.clone()], &json!(2))
+    );
     let (st, _) = admin
         .json("/api/admin/classification-reviews?tab=other")
         .await;
@@ -161,7 +165,12 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     assert_eq!(nif["standardColumn"], "NIF", "{nif}");
     assert!(nif["confidence"].as_f64().unwrap() > 0.5);
     assert_eq!(d["suggestions"][0]["lever"], "pse");
-    assert!(!d["suggestions"][0]["reasons"].as_array().unwrap().is_empty());
+    assert!(
+        !d["suggestions"][0]["reasons"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
     assert!(d["inspection"]["columns"].as_array().unwrap().len() > 3);
     assert_eq!(d["followUp"], Value::Null);
     let (st, d) = admin
@@ -179,7 +188,9 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     assert_eq!(columns, ["Reference", "Amount", "Notes"]);
     // An earlier run of a file is not an item.
     let (st, _) = admin
-        .json(&format!("/api/admin/classification-reviews/{first_pse_run}"))
+        .json(&format!(
+            "/api/admin/classification-reviews/{first_pse_run}"
+        ))
         .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
 
@@ -196,7 +207,10 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     let answers = ws
         .subscribe(&["admin:classification", &format!("client:{client}:files")])
         .await;
-    assert!(answers.iter().all(|a| a["type"] == "subscribed"), "{answers:?}");
+    assert!(
+        answers.iter().all(|a| a["type"] == "subscribed"),
+        "{answers:?}"
+    );
 
     // Approve with a correction: the review, its delta, the default feedback; the file is
     // processed with the chosen lever (a manual-mode run with that lever and the mapping).
@@ -214,7 +228,10 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     assert_eq!(out["item"]["status"], "approved");
     assert_eq!(out["item"]["corrected"], true);
     assert_eq!(out["item"]["confidenceDelta"], -0.2);
-    assert_eq!(out["item"]["feedback"], "No specific feedback provided by admin");
+    assert_eq!(
+        out["item"]["feedback"],
+        "No specific feedback provided by admin"
+    );
     assert_eq!(out["item"]["reviewedBy"], ADMIN);
     assert_eq!(out["item"]["reviewedLeverId"], corporates.as_str());
     assert_eq!(out["template"], Value::Null, "the mapping was not new");
@@ -224,8 +241,18 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     let (kind, reviewed_lever, delta, explanation, follow_up) =
         feedback_row(&app, &unknown_run).await;
     assert_eq!(
-        (kind.as_str(), reviewed_lever.as_str(), delta, explanation.as_str()),
-        ("approval", "corporates", -0.2, "No specific feedback provided by admin")
+        (
+            kind.as_str(),
+            reviewed_lever.as_str(),
+            delta,
+            explanation.as_str()
+        ),
+        (
+            "approval",
+            "corporates",
+            -0.2,
+            "No specific feedback provided by admin"
+        )
     );
     assert_eq!(follow_up.as_deref(), Some(follow.as_str()));
     let row = server::db::runs::get(&app.state.db.pool, &follow)
@@ -233,7 +260,11 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
         .unwrap()
         .unwrap();
     assert_eq!(row.lever_id.as_deref(), Some(corporates.as_str()));
-    assert!(row.options.contains("\"Exposure_ID\":\"Reference\""), "{}", row.options);
+    assert!(
+        row.options.contains("\"Exposure_ID\":\"Reference\""),
+        "{}",
+        row.options
+    );
     let (file_lever,): (Option<String>,) =
         sqlx::query_as("SELECT lever_id FROM client_files WHERE id = $1")
             .bind(&unknown)
@@ -244,7 +275,11 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     // The events, after the commit.
     let mut seen = Vec::new();
     while let Some(f) = ws.next_json(Duration::from_millis(500)).await {
-        seen.push((f["topic"].as_str().unwrap_or("").to_string(), f["type"].as_str().unwrap_or("").to_string(), f["data"].clone()));
+        seen.push((
+            f["topic"].as_str().unwrap_or("").to_string(),
+            f["type"].as_str().unwrap_or("").to_string(),
+            f["data"].clone(),
+        ));
     }
     assert!(
         seen.iter().any(|(t, k, d)| t == "admin:classification"
@@ -267,17 +302,27 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
         )
         .await;
     let (st, v) = body(r).await;
-    assert_eq!((st, v["code"].as_str()), (StatusCode::CONFLICT, Some("already_reviewed")));
+    assert_eq!(
+        (st, v["code"].as_str()),
+        (StatusCode::CONFLICT, Some("already_reviewed"))
+    );
     // The follow-up run ends (this bare file lacks the lever's columns); the item stays the
     // file's, approved, with its follow-up.
     let f = wait_final(&admin, &follow, 60).await;
-    assert!(matches!(f["state"].as_str(), Some("completed" | "failed")), "{f}");
+    assert!(
+        matches!(f["state"].as_str(), Some("completed" | "failed")),
+        "{f}"
+    );
     let (_, d) = admin
         .json(&format!("/api/admin/classification-reviews/{unknown_run}"))
         .await;
     assert_eq!(d["item"]["status"], "approved");
     assert_eq!(d["followUp"]["id"], follow.as_str());
-    assert_eq!(d["mapping"], Value::Null, "the classifying run had no mapping");
+    assert_eq!(
+        d["mapping"],
+        Value::Null,
+        "the classifying run had no mapping"
+    );
 
     // Reject the PSE classification: recorded, the file untouched, nothing processed.
     let before: (i64, f64) =
@@ -327,7 +372,11 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     // Newest decision first; the failed run (never decided) last.
     assert_eq!(ids(&lists), [pse_run.clone(), unknown_run.clone(), pdf_run]);
     let l = &lists["learning"];
-    assert_eq!((&l["reviewed"], &l["approved"]), (&json!(1), &json!(0)), "{l}");
+    assert_eq!(
+        (&l["reviewed"], &l["approved"]),
+        (&json!(1), &json!(0)),
+        "{l}"
+    );
     assert_eq!(page(&admin, "tab=pending").await["items"], json!([]));
 
     // A new mapping approved without a template is saved as one of the client's templates.
@@ -351,7 +400,10 @@ async fn the_lists_hold_each_files_latest_classification_and_decisions_move_it()
     )
     .await;
     assert_eq!(st, StatusCode::OK, "{out}");
-    assert_eq!(out["template"]["name"], "Corporates with Eligible Collateral - ledger.csv", "{out}");
+    assert_eq!(
+        out["template"]["name"], "Corporates with Eligible Collateral - ledger.csv",
+        "{out}"
+    );
     assert_eq!(out["template"]["mapping"], new_mapping);
     let saved = templates(&app, &client).await;
     assert_eq!(saved.len(), 2, "{saved:?}");
@@ -367,7 +419,10 @@ async fn decisions_are_refused_without_a_usable_lever_or_for_other_runs() {
     let url = format!("/api/admin/classification-reviews/{run}/approve");
     for (body_json, code) in [
         (json!({"leverId": "tbd"}), StatusCode::UNPROCESSABLE_ENTITY),
-        (json!({"leverId": "no-such-lever"}), StatusCode::UNPROCESSABLE_ENTITY),
+        (
+            json!({"leverId": "no-such-lever"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
         (
             json!({"leverId": lever(&app, "pse").await, "feedback": "x".repeat(5001)}),
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -385,7 +440,14 @@ async fn decisions_are_refused_without_a_usable_lever_or_for_other_runs() {
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     // A manual run is not a classification.
     let file = stored_file(&app, &client, "manual.csv", UNKNOWN).await;
-    let manual = queue(&app, &client, &file, RunMode::Manual, Some(&lever(&app, "pse").await)).await;
+    let manual = queue(
+        &app,
+        &client,
+        &file,
+        RunMode::Manual,
+        Some(&lever(&app, "pse").await),
+    )
+    .await;
     wait_final(&user, &manual, 60).await;
     let (st, _) = admin
         .json(&format!("/api/admin/classification-reviews/{manual}"))
@@ -453,7 +515,11 @@ async fn a_corrected_classification_changes_the_next_prediction_of_its_own_clien
     assert_eq!(lever_a.as_deref(), Some("corporates"));
     assert!(confidence_a >= 0.7, "{confidence_a}");
     assert_eq!(
-        (&learning_a["reviewed"], &learning_a["clientReviewed"], &learning_a["similar"]),
+        (
+            &learning_a["reviewed"],
+            &learning_a["clientReviewed"],
+            &learning_a["similar"]
+        ),
         (&json!(1), &json!(1), &json!(1))
     );
     // Bank B sees another client's review as a hint only: proposed, below the threshold.
@@ -461,7 +527,11 @@ async fn a_corrected_classification_changes_the_next_prediction_of_its_own_clien
     assert_eq!(lever_b.as_deref(), Some("corporates"));
     assert!(confidence_b < 0.7 && confidence_b > 0.3, "{confidence_b}");
     assert_eq!(
-        (&learning_b["reviewed"], &learning_b["clientReviewed"], &learning_b["clientAccuracy"]),
+        (
+            &learning_b["reviewed"],
+            &learning_b["clientReviewed"],
+            &learning_b["clientAccuracy"]
+        ),
         (&json!(1), &json!(0), &Value::Null)
     );
 
@@ -485,7 +555,10 @@ async fn a_corrected_classification_changes_the_next_prediction_of_its_own_clien
     let (_, _, v) = classified(&app, &user_a, &bank_a, "unknown-2.csv", UNKNOWN).await;
     assert_eq!(v["state"], "failed", "{v}");
     assert!(
-        v["error"].as_str().unwrap().starts_with("Missing required columns"),
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Missing required columns"),
         "{v}"
     );
 
@@ -503,7 +576,11 @@ async fn a_corrected_classification_changes_the_next_prediction_of_its_own_clien
     assert!(confidence_b >= 0.7, "{confidence_b}");
     // Bank B's own review corrected a corporates proposal: its own accuracy is 0.
     assert_eq!(
-        (&learning_b["reviewed"], &learning_b["clientReviewed"], &learning_b["clientAccuracy"]),
+        (
+            &learning_b["reviewed"],
+            &learning_b["clientReviewed"],
+            &learning_b["clientAccuracy"]
+        ),
         (&json!(2), &json!(1), &json!(0.0))
     );
     let (lever_a, confidence_a, _) = prediction(&app, &bank_a).await;

@@ -694,8 +694,7 @@ async fn undecided(change: &mut Change<'_>, run_id: &str) -> ApiResult<TrainingR
     if row.state == "failed" {
         return Err(ApiError::Conflict {
             code: "run_failed",
-            message: "The run of this classification failed: process the file again instead"
-                .into(),
+            message: "The run of this classification failed: process the file again instead".into(),
         });
     }
     Ok(row)
@@ -768,7 +767,8 @@ pub async fn approve(
         risk_weight_format: input.risk_weight_format.or(own.risk_weight_format),
         maturity_unit: input.maturity_unit.or(own.maturity_unit),
     };
-    let queued = queue_with_lever(&mut change, actor, &row.file_id, &lever.id, Some(options)).await?;
+    let queued =
+        queue_with_lever(&mut change, actor, &row.file_id, &lever.id, Some(options)).await?;
     let follow_up = queued.run.id.to_string();
     let recorded = super::record_review(
         change.conn(),
