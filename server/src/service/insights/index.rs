@@ -9,10 +9,11 @@
 //! separators, and it holds neither flags nor the fields the confidence reads. The original is
 //! kept for as long as the file is, and the engine is deterministic on it.
 //!
-//! The index is compact (numbers, interned rule paths, the texts in one arena, about 250 bytes a
-//! row) and kept in memory, least recently used first out beyond [`CACHE_BYTES`]; it is built
-//! once per run on a blocking thread, one build at a time per instance. Every instance builds
-//! its own: it is derived data, never written anywhere.
+//! The index is compact (numbers, interned rule paths, the texts in one arena: about 400 bytes a
+//! row, 41 MB for a generated 100,000-row PSE file, built in 0.7 s and searched in 50 ms by a
+//! debug build) and kept in memory, least recently used first out beyond [`CACHE_BYTES`]; it is
+//! built once per run on a blocking thread, one build at a time per instance. Every instance
+//! builds its own: it is derived data, never written anywhere.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
