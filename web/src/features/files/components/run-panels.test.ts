@@ -47,6 +47,12 @@ describe('the AI panel', () => {
       similar: 1,
       earlierAccuracy: null,
       recentAccuracy: null,
+      clientReviewed: 0,
+      clientAccuracy: null,
+    })
+    expect(readLearning({ reviewed: 4, approved: 3, accuracy: 0.75, similar: 1, clientReviewed: 2, clientApproved: 2, clientAccuracy: 1 })).toMatchObject({
+      clientReviewed: 2,
+      clientAccuracy: 1,
     })
     const view = readClassification({ lever: 'pse', learning: { reviewed: 12, approved: 9, accuracy: 0.75, similar: 2, earlierAccuracy: 0.5, recentAccuracy: 1 } })
     expect(view?.learning?.recentAccuracy).toBe(1)

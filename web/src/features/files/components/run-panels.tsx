@@ -78,6 +78,9 @@ export type LearningView = {
   similar: number
   earlierAccuracy: number | null
   recentAccuracy: number | null
+  /** Reviews of the file's own client and their accuracy (null without any). */
+  clientReviewed: number
+  clientAccuracy: number | null
 }
 type ClassificationView = {
   lever: string | null
@@ -98,7 +101,16 @@ export function readLearning(value: unknown): LearningView | null {
   const accuracy = num(v.accuracy)
   const similar = num(v.similar)
   if (reviewed === null || approved === null || accuracy === null || similar === null || reviewed <= 0) return null
-  return { reviewed, approved, accuracy, similar, earlierAccuracy: num(v.earlierAccuracy), recentAccuracy: num(v.recentAccuracy) }
+  return {
+    reviewed,
+    approved,
+    accuracy,
+    similar,
+    earlierAccuracy: num(v.earlierAccuracy),
+    recentAccuracy: num(v.recentAccuracy),
+    clientReviewed: num(v.clientReviewed) ?? 0,
+    clientAccuracy: num(v.clientAccuracy),
+  }
 }
 
 /** A change of accuracy in percentage points, signed, one decimal. */
@@ -233,8 +245,9 @@ export function AiProgressPanel({ run }: { run: RunSnapshot }) {
 
 /**
  * 'Continuous Learning': the measured accuracy of past reviewed classifications (how often a
- * reviewer kept the proposed lever), the reviews of files with similar columns that counted in
- * this classification, and, from ten reviews, the newer half's accuracy against the older half's.
+ * reviewer kept the proposed lever), over every client and over the file's own client, the
+ * reviews of files with similar columns that counted in this classification, and, from ten
+ * reviews, the newer half's accuracy against the older half's.
  */
 function ContinuousLearning({ learning }: { learning: LearningView }) {
   const trend = learning.earlierAccuracy !== null && learning.recentAccuracy !== null ? learning.recentAccuracy - learning.earlierAccuracy : null
@@ -246,6 +259,14 @@ function ContinuousLearning({ learning }: { learning: LearningView }) {
         <dd className="text-right tabular-nums">
           {formatConfidence(learning.accuracy)} of {formatCount(learning.reviewed)} reviewed
         </dd>
+        {learning.clientReviewed > 0 && learning.clientAccuracy !== null && (
+          <>
+            <dt>This client's classifications</dt>
+            <dd className="text-right tabular-nums">
+              {formatConfidence(learning.clientAccuracy)} of {formatCount(learning.clientReviewed)} reviewed
+            </dd>
+          </>
+        )}
         <dt>Similar files reviewed</dt>
         <dd className="text-right tabular-nums">{formatCount(learning.similar)}</dd>
         {trend !== null && (
