@@ -47,6 +47,21 @@ pub enum EvidenceKind {
     Feedback,
 }
 
+impl EvidenceKind {
+    /// The kind's name, as serialised (`header`, `identifier`, `reference`, `name`,
+    /// `asset_class`, `feedback`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceKind::Header => "header",
+            EvidenceKind::Identifier => "identifier",
+            EvidenceKind::Reference => "reference",
+            EvidenceKind::Name => "name",
+            EvidenceKind::AssetClass => "asset_class",
+            EvidenceKind::Feedback => "feedback",
+        }
+    }
+}
+
 /// One piece of evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
@@ -1156,6 +1171,20 @@ pub fn evaluate_generated(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn evidence_kinds_are_named_as_serialised() {
+        for k in [
+            EvidenceKind::Header,
+            EvidenceKind::Identifier,
+            EvidenceKind::Reference,
+            EvidenceKind::Name,
+            EvidenceKind::AssetClass,
+            EvidenceKind::Feedback,
+        ] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+    }
 
     #[test]
     fn no_evidence_gives_fallback() {

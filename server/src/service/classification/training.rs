@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use analysis::classify::{Classification, EvidenceKind};
+use analysis::classify::Classification;
 use analysis::model::Lever;
 use serde::{Deserialize, Serialize};
 
@@ -551,7 +551,7 @@ fn analysis_of(
             .evidence
             .iter()
             .map(|e| EvidenceItem {
-                kind: kind_name(e.kind).to_string(),
+                kind: e.kind.as_str().to_string(),
                 lever: e.lever.as_str().to_string(),
                 weight: (e.weight * 1000.0).round() / 1000.0,
                 description: e.description.clone(),
@@ -571,17 +571,6 @@ fn analysis_of(
             .collect(),
         competitors,
         learning,
-    }
-}
-
-fn kind_name(k: EvidenceKind) -> &'static str {
-    match k {
-        EvidenceKind::Header => "header",
-        EvidenceKind::Identifier => "identifier",
-        EvidenceKind::Reference => "reference",
-        EvidenceKind::Name => "name",
-        EvidenceKind::AssetClass => "asset_class",
-        EvidenceKind::Feedback => "feedback",
     }
 }
 

@@ -15,17 +15,6 @@ use super::{Importance, InsightToken, InsightTokens};
 /// Rows the runs show the classifier (`jobs::runs`).
 pub const SAMPLE_ROWS: usize = 200;
 
-fn kind_name(k: EvidenceKind) -> &'static str {
-    match k {
-        EvidenceKind::Header => "header",
-        EvidenceKind::Identifier => "identifier",
-        EvidenceKind::Reference => "reference",
-        EvidenceKind::Name => "name",
-        EvidenceKind::AssetClass => "asset_class",
-        EvidenceKind::Feedback => "feedback",
-    }
-}
-
 /// The token a piece of evidence that is not a header word shows.
 fn label(e: &analysis::classify::Evidence) -> String {
     match e.kind {
@@ -73,7 +62,7 @@ pub fn tokens(c: &Classification, stored: bool) -> InsightTokens {
             weight: e.weight,
             importance: Importance::Low,
             lever: e.lever.as_str().to_string(),
-            kind: kind_name(e.kind).into(),
+            kind: e.kind.as_str().into(),
             detail: e.description.clone(),
         });
     }
