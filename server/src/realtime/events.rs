@@ -91,6 +91,12 @@ pub enum Event {
     /// Classification Training).
     #[serde(rename = "classification.reviewed")]
     ClassificationReviewed(ClassificationReviewed),
+    /// A lever's column definitions changed (Column Configuration).
+    #[serde(rename = "definitions.changed")]
+    DefinitionsChanged(LeverChange),
+    /// The universal column-mapping suggestions or the global-learning switch changed.
+    #[serde(rename = "suggestions.changed")]
+    SuggestionsChanged,
     /// A calculator scenario of a client was saved.
     #[serde(rename = "scenario.saved")]
     ScenarioSaved(ScenarioChange),
@@ -147,6 +153,8 @@ impl Event {
             Event::ValidationUpdated(_) => "validation.updated",
             Event::ValidationDeleted(_) => "validation.deleted",
             Event::ClassificationReviewed(_) => "classification.reviewed",
+            Event::DefinitionsChanged(_) => "definitions.changed",
+            Event::SuggestionsChanged => "suggestions.changed",
             Event::ScenarioSaved(_) => "scenario.saved",
             Event::ScenarioDeleted(_) => "scenario.deleted",
             Event::Subscribed => "subscribed",
@@ -186,6 +194,16 @@ pub struct ClassificationReviewed {
     pub run_id: String,
     /// `approved` or `rejected`.
     pub status: String,
+}
+
+/// Which lever's column definitions changed (`definitions.changed`): Column Configuration
+/// refetches them.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct LeverChange {
+    /// The lever.
+    pub lever_id: String,
 }
 
 /// Why a subscription ended or was refused.

@@ -9,7 +9,7 @@
 //! | `client:{client_id}:reports` | report list changes (reports and folders) | the client's members, admins |
 //! | `client:{client_id}:scenarios` | saved calculator scenarios | the client's members, admins |
 //! | `client:{client_id}:run:{run_id}` | progress of one processing run | the client's members, admins |
-//! | `admin:runs`, `admin:files`, `admin:dashboard`, `admin:validations`, `admin:classification` | admin-wide views | admins |
+//! | `admin:runs`, `admin:files`, `admin:dashboard`, `admin:validations`, `admin:classification`, `admin:columns` (column definitions), `admin:mappings` (universal column-mapping suggestions and the global-learning switch) | admin-wide views | admins |
 //!
 //! A processing run's topic names its client so that the subscription check needs no lookup.
 
@@ -25,12 +25,14 @@ pub const CLIENT_AREAS: [&str; 6] = [
     "scenarios",
 ];
 /// The admin-wide topics' areas.
-pub const ADMIN_AREAS: [&str; 5] = [
+pub const ADMIN_AREAS: [&str; 7] = [
     "runs",
     "files",
     "dashboard",
     "validations",
     "classification",
+    "columns",
+    "mappings",
 ];
 /// Longest accepted topic name.
 pub const MAX_TOPIC_LEN: usize = 200;

@@ -404,15 +404,16 @@ pub async fn create_definition(
     db::get(&state.db.pool, lever_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Lever not found"))?;
-    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    let mut change = crate::service::Change::begin(state, columns_topic()).await?;
     let last = db::max_display_order(change.conn(), lever_id).await?;
     let row = checked(crate::db::new_id(), lever_id.to_owned(), input, last + 1)?;
     db::write_definition(change.conn(), &row, true, &crate::db::now())
         .await
         .on_unique("duplicate_column", DUPLICATE)?;
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            definitions_changed(lever_id),
             crate::service::Audit {
                 event_type: "lever_column_created",
                 entity_type: "lever_column_definition",
@@ -443,7 +444,7 @@ pub async fn update_definition(
         input,
         old.display_order,
     )?;
-    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    let mut change = crate::service::Change::begin(state, columns_topic()).await?;
     if !db::write_definition(change.conn(), &row, false, &crate::db::now())
         .await
         .on_unique("duplicate_column", DUPLICATE)?
@@ -451,8 +452,9 @@ pub async fn update_definition(
         return Err(ApiError::not_found("Column definition not found"));
     }
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            definitions_changed(&row.lever_id),
             crate::service::Audit {
                 event_type: "lever_column_updated",
                 entity_type: "lever_column_definition",
@@ -475,13 +477,14 @@ pub async fn delete_definition(
     let old = db::definition(&state.db.pool, id)
         .await?
         .ok_or_else(|| ApiError::not_found("Column definition not found"))?;
-    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    let mut change = crate::service::Change::begin(state, columns_topic()).await?;
     if !db::delete_definition(change.conn(), id).await? {
         return Err(ApiError::not_found("Column definition not found"));
     }
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            definitions_changed(&old.lever_id),
             crate::service::Audit {
                 event_type: "lever_column_deleted",
                 entity_type: "lever_column_definition",
@@ -492,6 +495,18 @@ pub async fn delete_definition(
         )
         .await?;
     Ok(())
+}
+
+/// The topic of Column Configuration (`admin:columns`).
+fn columns_topic() -> crate::realtime::Topic {
+    crate::realtime::Topic::Admin { area: "columns" }
+}
+
+/// The event of a change to a lever's column definitions.
+fn definitions_changed(lever_id: &str) -> crate::realtime::Event {
+    crate::realtime::Event::DefinitionsChanged(crate::realtime::events::LeverChange {
+        lever_id: lever_id.to_owned(),
+    })
 }
 
 /// A new order of a lever's column definitions: every one of its ids, once, first to last.
@@ -515,7 +530,7 @@ pub async fn reorder_definitions(
     db::get(&state.db.pool, lever_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Lever not found"))?;
-    let mut change = crate::service::Change::begin_unannounced(state).await?;
+    let mut change = crate::service::Change::begin(state, columns_topic()).await?;
     let current = db::definitions(change.conn(), lever_id).await?;
     let mut given = order.ids.clone();
     given.sort();
@@ -530,8 +545,9 @@ pub async fn reorder_definitions(
     db::reorder_definitions(change.conn(), lever_id, &order.ids, &crate::db::now()).await?;
     let rows = db::definitions(change.conn(), lever_id).await?;
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            definitions_changed(lever_id),
             crate::service::Audit {
                 event_type: "lever_columns_reordered",
                 entity_type: "lever",

@@ -10,6 +10,7 @@ use crate::access::Need;
 use crate::db::mappings as db;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::ClientId;
+use crate::realtime::{Event, Topic};
 use crate::service::{Actor, Audit, Change, Scope, scope_of};
 use crate::state::AppState;
 
@@ -396,7 +397,7 @@ pub async fn set_global_learning(
     enabled: bool,
 ) -> ApiResult<GlobalLearning> {
     actor.user.require_admin()?;
-    let mut change = Change::begin_unannounced(state).await?;
+    let mut change = Change::begin(state, mappings_topic()).await?;
     crate::db::settings::set(
         change.conn(),
         crate::db::settings::GLOBAL_LEARNING,
@@ -406,8 +407,9 @@ pub async fn set_global_learning(
     )
     .await?;
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            Event::SuggestionsChanged,
             Audit {
                 event_type: "global_learning_changed",
                 entity_type: "app_setting",
@@ -418,6 +420,11 @@ pub async fn set_global_learning(
         )
         .await?;
     Ok(GlobalLearning { enabled })
+}
+
+/// The topic of Universal Column Mappings (`admin:mappings`).
+fn mappings_topic() -> Topic {
+    Topic::Admin { area: "mappings" }
 }
 
 /// The standard column a suggestion may target: a standard column of the engine (its own
@@ -460,7 +467,7 @@ pub async fn add_suggestion(
     }
     let target = target_column(state, target).await?;
     let id = crate::db::new_id();
-    let mut change = Change::begin_unannounced(state).await?;
+    let mut change = Change::begin(state, mappings_topic()).await?;
     if !db::insert_suggestion(
         change.conn(),
         &id,
@@ -481,8 +488,9 @@ pub async fn add_suggestion(
         .await?
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the new suggestion is missing")))?;
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            Event::SuggestionsChanged,
             Audit {
                 event_type: "universal_suggestion_created",
                 entity_type: "universal_column_suggestion",
@@ -503,7 +511,7 @@ pub async fn set_suggestion_enabled(
     enabled: bool,
 ) -> ApiResult<UniversalSuggestion> {
     actor.user.require_admin()?;
-    let mut change = Change::begin_unannounced(state).await?;
+    let mut change = Change::begin(state, mappings_topic()).await?;
     if !db::set_suggestion_enabled(change.conn(), id, enabled, &crate::db::now()).await? {
         return Err(ApiError::not_found("Suggestion not found"));
     }
@@ -511,8 +519,9 @@ pub async fn set_suggestion_enabled(
         .await?
         .ok_or_else(|| ApiError::not_found("Suggestion not found"))?;
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            Event::SuggestionsChanged,
             Audit {
                 event_type: if enabled {
                     "universal_suggestion_enabled"
@@ -532,7 +541,7 @@ pub async fn set_suggestion_enabled(
 /// Removes a suggestion (administrators).
 pub async fn delete_suggestion(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> {
     actor.user.require_admin()?;
-    let mut change = Change::begin_unannounced(state).await?;
+    let mut change = Change::begin(state, mappings_topic()).await?;
     let row = db::get_suggestion(change.conn(), id)
         .await?
         .ok_or_else(|| ApiError::not_found("Suggestion not found"))?;
@@ -540,8 +549,9 @@ pub async fn delete_suggestion(state: &AppState, actor: &Actor, id: &str) -> Api
         return Err(ApiError::not_found("Suggestion not found"));
     }
     change
-        .commit_unannounced(
-            actor.audited(),
+        .commit(
+            actor,
+            Event::SuggestionsChanged,
             Audit {
                 event_type: "universal_suggestion_deleted",
                 entity_type: "universal_column_suggestion",

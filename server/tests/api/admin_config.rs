@@ -571,3 +571,104 @@ async fn administrators_list_filter_page_and_retry_every_clients_runs() {
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["state"], "cancelled");
 }
+
+/// Column Configuration and Universal Column Mappings are live across administrators: each
+/// change goes out after its commit on `admin:columns` (with the lever) or `admin:mappings`;
+/// other users may not subscribe, and a refused change publishes nothing.
+#[tokio::test]
+async fn configuration_changes_reach_other_administrators_live() {
+    use std::time::Duration;
+
+    use crate::realtime::Ws;
+
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+    let watcher = app.login(ADMIN).await;
+    let user = app.login(USER_A).await;
+    let mut ws = Ws::connect(&watcher).await;
+    let answers = ws.subscribe(&["admin:columns", "admin:mappings"]).await;
+    assert!(
+        answers.iter().all(|a| a["type"] == "subscribed"),
+        "{answers:?}"
+    );
+    let mut theirs = Ws::connect(&user).await;
+    let denied = theirs.subscribe(&["admin:columns", "admin:mappings"]).await;
+    assert!(denied.iter().all(|a| a["type"] == "denied"), "{denied:?}");
+    let mdb = lever_id(&app, "mdb").await;
+    let path = format!("/api/levers/{mdb}/column-definitions");
+    // A refused change sends nothing; the accepted one sends the lever.
+    let (st, _) = send(
+        &user,
+        Method::POST,
+        &path,
+        Some(json!({"name": "Issuer_Group", "dataType": "text", "category": "optional"})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+    let (st, d) = send(
+        &admin,
+        Method::POST,
+        &path,
+        Some(json!({"name": "Issuer_Group", "dataType": "text", "category": "optional"})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{d}");
+    let f = ws.next_json(Duration::from_secs(5)).await.expect("event");
+    assert_eq!(
+        (&f["topic"], &f["type"], &f["data"]["leverId"]),
+        (
+            &json!("admin:columns"),
+            &json!("definitions.changed"),
+            &json!(mdb)
+        )
+    );
+    assert!(f["at"].as_i64().is_some_and(|t| t > 0), "publish time: {f}");
+    let id = d["id"].as_str().unwrap();
+    let (st, _) = send(
+        &admin,
+        Method::DELETE,
+        &format!("/api/lever-column-definitions/{id}"),
+        None,
+    )
+    .await;
+    assert!(st.is_success(), "{st}");
+    let f = ws.next_json(Duration::from_secs(5)).await.expect("event");
+    assert_eq!(
+        (&f["type"], &f["data"]["leverId"]),
+        (&json!("definitions.changed"), &json!(mdb))
+    );
+
+    // Universal mappings: the switch and a new suggestion.
+    let base = "/api/admin/universal-suggestions";
+    let (st, _) = send(
+        &admin,
+        Method::PUT,
+        &format!("{base}/learning"),
+        Some(json!({"enabled": false})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK);
+    let f = ws.next_json(Duration::from_secs(5)).await.expect("event");
+    assert_eq!(
+        (&f["topic"], &f["type"]),
+        (&json!("admin:mappings"), &json!("suggestions.changed"))
+    );
+    let (st, v) = send(
+        &admin,
+        Method::POST,
+        base,
+        Some(json!({"sourceColumnName": "Tax code", "targetColumnName": "NIF"})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let g = ws.next_json(Duration::from_secs(5)).await.expect("event");
+    assert_eq!(g["type"], "suggestions.changed");
+    assert_eq!(
+        g["seq"].as_i64(),
+        f["seq"].as_i64().map(|s| s + 1),
+        "in order, none lost"
+    );
+    // Nothing else was sent, and the other user's socket got nothing at all.
+    assert!(ws.next_json(Duration::from_millis(300)).await.is_none());
+    assert!(theirs.next_json(Duration::from_millis(100)).await.is_none());
+}

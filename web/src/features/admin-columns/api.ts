@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { api, apiRequest } from '@/lib/api-client'
 import { optimistic } from '@/lib/optimistic'
+import { useRealtimeTopic } from '@/lib/realtime'
 
 export type { ColumnCategory } from '@/api/types/ColumnCategory'
 export type { ColumnDefinition } from '@/api/types/ColumnDefinition'
@@ -45,7 +46,23 @@ export function useLevers() {
   return useQuery({ queryKey: columnKeys.levers, queryFn: listLevers, staleTime: 60_000 })
 }
 
+/** Where the server announces changes to column definitions (administrators only). */
+export const COLUMNS_TOPIC = 'admin:columns'
+
+/**
+ * A lever's column definitions, live: another administrator's change to any lever's definitions
+ * refetches that lever's list and the mapping dialog's standard columns.
+ */
 export function useDefinitions(leverId: string | null) {
+  const queryClient = useQueryClient()
+  useRealtimeTopic(COLUMNS_TOPIC, {
+    onEvent: (frame) => {
+      if (frame.type !== 'definitions.changed') return
+      void queryClient.invalidateQueries({ queryKey: columnKeys.definitions(frame.data.leverId) })
+      void queryClient.invalidateQueries({ queryKey: LEVER_COLUMNS_PREFIX })
+    },
+    onResync: () => void queryClient.invalidateQueries({ queryKey: ['admin', 'columns'] }),
+  })
   return useQuery({
     queryKey: columnKeys.definitions(leverId ?? ''),
     queryFn: () => listDefinitions(leverId ?? ''),

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { api, apiRequest } from '@/lib/api-client'
 import { optimistic } from '@/lib/optimistic'
+import { useRealtimeTopic } from '@/lib/realtime'
 
 export type { NewSuggestion } from '@/api/types/NewSuggestion'
 export type { SuggestionStats } from '@/api/types/SuggestionStats'
@@ -30,7 +31,19 @@ export const deleteSuggestion = (id: string) => apiRequest<void>(`${BASE}/${enco
 export const setGlobalLearning = (enabled: boolean) =>
   apiRequest<GlobalLearning>(`${BASE}/learning`, { method: 'PUT', body: { enabled } })
 
+/** Where the server announces changes to the suggestions and the switch (administrators only). */
+export const MAPPINGS_TOPIC = 'admin:mappings'
+
+/** The suggestions with their figures and the switch, live across administrators. */
 export function useSuggestions() {
+  const queryClient = useQueryClient()
+  const refetch = () => void queryClient.invalidateQueries({ queryKey: mappingKeys.suggestions })
+  useRealtimeTopic(MAPPINGS_TOPIC, {
+    onEvent: (frame) => {
+      if (frame.type === 'suggestions.changed') refetch()
+    },
+    onResync: refetch,
+  })
   return useQuery({ queryKey: mappingKeys.suggestions, queryFn: getSuggestions })
 }
 

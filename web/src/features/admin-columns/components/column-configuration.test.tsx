@@ -1,8 +1,10 @@
-import { screen, waitFor, within } from '@testing-library/react'
+import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 
 import type { ColumnDefinition } from '../api'
 import { useAuthStore } from '@/lib/auth-store'
+import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
+import { FakeEventSocket } from '@/testing/fake-event-socket'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
 import { renderRoutes } from '@/testing/render-route'
 
@@ -28,7 +30,11 @@ function def(name: string, order: number, overrides: Partial<ColumnDefinition> =
   }
 }
 
+afterEach(() => resetRealtime())
+
 function setup() {
+  FakeEventSocket.all = []
+  setRealtimeTransport(() => new FakeEventSocket(), async () => true)
   useAuthStore.setState({ status: 'authenticated', user: makeUser({ role: 'admin' }) })
   let rows = [def('NIF', 1, { isRequired: true }), def('Maturity', 2, { dataType: 'date' }), def('Country', 3)]
   const calls = mockApi({
@@ -58,13 +64,33 @@ function setup() {
     },
   })
   renderRoutes([{ path: '/admin/column-configuration', element: <ColumnConfiguration /> }], '/admin/column-configuration')
-  return { calls, rows: () => rows }
+  return { calls, rows: () => rows, setRows: (r: ColumnDefinition[]) => (rows = r) }
 }
 
 const list = () => screen.getByRole('list', { name: /Column definitions of/ })
 const names = () => within(list()).getAllByTestId('column-definition').map((li) => li.querySelector('.font-medium')?.textContent)
 
 describe('ColumnConfiguration', () => {
+  it("follows another administrator's changes to the lever's definitions live", async () => {
+    const { calls, setRows } = setup()
+    await screen.findByRole('option', { name: /Public Sector Entities/ })
+    await userEvent.selectOptions(screen.getByLabelText('Lever'), 'lever-pse')
+    await waitFor(() => expect(names()).toEqual(['NIF', 'Maturity', 'Country']))
+    const socket = FakeEventSocket.latest()
+    act(() => socket.open())
+    await waitFor(() => expect(socket.sent.flatMap((m) => m.topics ?? [])).toContain('admin:columns'))
+    act(() => socket.frame('admin:columns', 0, 'subscribed'))
+    const reads = () => calls.filter((c) => c.key === 'GET /api/levers/:id/column-definitions').length
+    await waitFor(() => expect(reads()).toBeGreaterThanOrEqual(1))
+    const before = reads()
+    // Another lever's change leaves this list alone; this lever's change refetches it.
+    act(() => socket.frame('admin:columns', 1, 'definitions.changed', { leverId: 'lever-mdb' }))
+    setRows([def('NIF', 1, { isRequired: true }), def('Country', 2), def('Issuer_Group', 3)])
+    act(() => socket.frame('admin:columns', 2, 'definitions.changed', { leverId: 'lever-pse' }))
+    await waitFor(() => expect(names()).toEqual(['NIF', 'Country', 'Issuer_Group']))
+    expect(reads()).toBe(before + 1)
+  })
+
   it("says 'No lever selected' until a lever is picked, then lists its definitions in order", async () => {
     setup()
     expect(screen.getByText('No lever selected')).toBeInTheDocument()

@@ -1,9 +1,11 @@
-import { screen, waitFor, within } from '@testing-library/react'
+import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 
 import type { UniversalSuggestion, UniversalSuggestions } from '../api'
 import { statsOf } from '../api'
 import { useAuthStore } from '@/lib/auth-store'
+import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
+import { FakeEventSocket } from '@/testing/fake-event-socket'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
 import { renderRoutes } from '@/testing/render-route'
 
@@ -22,7 +24,11 @@ function suggestion(source: string, target: string, overrides: Partial<Universal
   }
 }
 
+afterEach(() => resetRealtime())
+
 function setup() {
+  FakeEventSocket.all = []
+  setRealtimeTransport(() => new FakeEventSocket(), async () => true)
   useAuthStore.setState({ status: 'authenticated', user: makeUser({ role: 'admin' }) })
   const state: UniversalSuggestions = {
     globalLearning: true,
@@ -58,6 +64,21 @@ function setup() {
 const stat = (title: string) => screen.getByLabelText(title)
 
 describe('UniversalMappings', () => {
+  it("follows another administrator's changes live", async () => {
+    const { calls, state } = setup()
+    await waitFor(() => expect(stat('Total Suggestions')).toHaveTextContent('2'))
+    const socket = FakeEventSocket.latest()
+    act(() => socket.open())
+    await waitFor(() => expect(socket.sent.flatMap((m) => m.topics ?? [])).toContain('admin:mappings'))
+    act(() => socket.frame('admin:mappings', 0, 'subscribed'))
+    const reads = () => calls.filter((c) => c.key === 'GET /api/admin/universal-suggestions').length
+    await waitFor(() => expect(reads()).toBeGreaterThanOrEqual(1))
+    state.items = [...state.items, suggestion('cif', 'NIF')]
+    act(() => socket.frame('admin:mappings', 1, 'suggestions.changed'))
+    await waitFor(() => expect(stat('Total Suggestions')).toHaveTextContent('3'))
+    expect(within(screen.getByRole('table', { name: 'Universal column suggestions' })).getAllByTestId('suggestion-row')).toHaveLength(3)
+  })
+
   it('shows the figures and the suggestions, and switches them and global learning', async () => {
     const { calls, state } = setup()
     await waitFor(() => expect(stat('Total Suggestions')).toHaveTextContent('2'))
