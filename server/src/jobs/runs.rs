@@ -297,7 +297,10 @@ async fn process(state: &AppState, owner: &str, run: RunRow) {
         Ok(o) => o,
         // Not lost: the stop was a user's cancel.
         Err(_) if shared.cancel.load(Ordering::Acquire) => Outcome::Cancelled,
-        Err(message) => Outcome::Failed { message },
+        Err(message) => Outcome::Failed {
+            message,
+            result: None,
+        },
     };
     let figures = shared.live().figures;
     let kind = match &outcome {
@@ -540,7 +543,7 @@ async fn work(
         let cb = |p: &Progress| shared2.progress(p);
         let mut f = std::fs::File::open(&original_path).map_err(|e| e.to_string())?;
         let mut w = std::io::BufWriter::with_capacity(256 * 1024, out_file);
-        let report = analysis::pipeline::analyze_with(
+        let analysed = analysis::pipeline::analyze_with(
             Input::Reader {
                 name: &name2,
                 reader: &mut f,
@@ -553,8 +556,17 @@ async fn work(
                 cancel: Some(shared2.cancel.as_ref()),
                 ..RunControl::default()
             },
-        )
-        .map_err(|e| e.to_string())?;
+        );
+        let report = match (analysed, classification) {
+            (Ok(report), c) => {
+                classification = c;
+                report
+            }
+            (Err(e), Some(c)) if !shared2.cancel.load(Ordering::Acquire) => {
+                return Ok(Engined::FailedAfterClassifying(e.to_string(), c));
+            }
+            (Err(e), _) => return Err(e.to_string()),
+        };
         use std::io::Write as _;
         w.flush().map_err(|e| e.to_string())?;
         Ok(Engined::Done(Box::new(report), classification))
@@ -584,36 +596,15 @@ async fn work(
     let engined = started.elapsed();
 
     let (report, classification) = match engine_result {
-        Engined::Review(Classified { c, json }) => {
-            let lever = match c.lever {
-                Some(l) => runs::lever_by_code(state, l.as_str())
-                    .await
-                    .map_err(|e| internal(run, e))?,
-                None => None,
-            };
+        Engined::Review(classified) => {
             return Ok(Outcome::PendingReview {
-                result: RunResult {
-                    lever_id: lever.as_ref().map(|l| l.0.clone()),
-                    lever_name: lever
-                        .map(|l| l.1)
-                        .or(c.lever.map(|l| l.as_str().to_string())),
-                    savings_rwas: 0.0,
-                    savings_bps: 0.0,
-                    confidence: Some(c.confidence),
-                    rows: 0,
-                    matched: 0,
-                    not_matched: 0,
-                    errors: 0,
-                    mapped_columns: 0,
-                    classification: Some(json),
-                    checks: RunChecks {
-                        error_rows: 0,
-                        unreadable_values: 0,
-                        flagged_rows: 0,
-                        totals_reconciled: true,
-                    },
-                    reporting_date: Some(today.to_string()),
-                },
+                result: classified_result(state, run, classified, today).await?,
+            });
+        }
+        Engined::FailedAfterClassifying(message, classified) => {
+            return Ok(Outcome::Failed {
+                message,
+                result: Some(classified_result(state, run, classified, today).await?),
             });
         }
         Engined::Done(r, c) => (r, c),
@@ -743,6 +734,9 @@ impl Original {
 enum Engined {
     Review(Classified),
     Done(Box<analysis::pipeline::AnalysisReport>, Option<Classified>),
+    /// The analysis of the classified lever failed (missing columns, say): the classification
+    /// is kept with the failure.
+    FailedAfterClassifying(String, Classified),
 }
 
 /// An enhanced-AI run's classification, and what the run stores of it: the classifier's
@@ -816,6 +810,44 @@ fn lower_priority(nice: u8) {
 }
 
 /// Logs an internal failure and gives the user a plain message.
+/// What a run keeps of a classification it stops at (below the threshold, or before an analysis
+/// that failed): the proposed lever with the evidence, no savings.
+async fn classified_result(
+    state: &AppState,
+    run: &RunRow,
+    Classified { c, json }: Classified,
+    today: chrono::NaiveDate,
+) -> Result<RunResult, String> {
+    let lever = match c.lever {
+        Some(l) => runs::lever_by_code(state, l.as_str())
+            .await
+            .map_err(|e| internal(run, e))?,
+        None => None,
+    };
+    Ok(RunResult {
+        lever_id: lever.as_ref().map(|l| l.0.clone()),
+        lever_name: lever
+            .map(|l| l.1)
+            .or(c.lever.map(|l| l.as_str().to_string())),
+        savings_rwas: 0.0,
+        savings_bps: 0.0,
+        confidence: Some(c.confidence),
+        rows: 0,
+        matched: 0,
+        not_matched: 0,
+        errors: 0,
+        mapped_columns: 0,
+        classification: Some(json),
+        checks: RunChecks {
+            error_rows: 0,
+            unreadable_values: 0,
+            flagged_rows: 0,
+            totals_reconciled: true,
+        },
+        reporting_date: Some(today.to_string()),
+    })
+}
+
 fn internal(run: &RunRow, e: impl std::fmt::Display) -> String {
     tracing::error!(run = %run.id, error = %e, "processing run failed");
     "The file could not be processed because of a server error. Try again later.".to_string()

@@ -576,6 +576,9 @@ pub enum Outcome {
     Failed {
         /// Why.
         message: String,
+        /// What the run found before it failed: an enhanced-AI run's classification when the
+        /// analysis of the classified lever then failed (kept so the proposal can be reviewed).
+        result: Option<RunResult>,
     },
     /// Stopped at a user's request.
     Cancelled,
@@ -624,7 +627,9 @@ pub async fn finish(
             Some(result),
             result.lever_id.clone(),
         ),
-        Outcome::Failed { message } => ("failed", Some(message.clone()), None, None),
+        Outcome::Failed { message, result } => {
+            ("failed", Some(message.clone()), result.as_ref(), None)
+        }
         Outcome::Cancelled => ("cancelled", Some("Cancelled".to_string()), None, None),
     };
     let result_json = match result {
@@ -695,7 +700,7 @@ pub async fn finish(
             )
             .await?;
         }
-        Outcome::Failed { message } => {
+        Outcome::Failed { message, .. } => {
             db::set_file_status(change.conn(), &run.file_id, "failed", Some(message)).await?;
         }
         Outcome::Cancelled => {
@@ -740,7 +745,7 @@ pub async fn finish(
             "File pending review: lever classified with {:.0}% confidence",
             result.confidence.unwrap_or(0.0) * 100.0
         ),
-        Outcome::Failed { message } => format!("File processing failed: {message}"),
+        Outcome::Failed { message, .. } => format!("File processing failed: {message}"),
         Outcome::Cancelled => "File processing cancelled".to_string(),
     };
     db::changelog_insert(

@@ -587,3 +587,55 @@ async fn a_corrected_classification_changes_the_next_prediction_of_its_own_clien
     assert_eq!(lever_a.as_deref(), Some("corporates"));
     assert!(confidence_a >= 0.7, "{confidence_a}");
 }
+
+/// A run whose classified lever cannot be analysed (the file lacks that lever's required
+/// columns) fails, and keeps its classification: the training list shows what the AI proposed
+/// beside the failure, here the lever a review taught it for this layout.
+#[tokio::test]
+async fn a_run_that_fails_after_classifying_keeps_its_classification() {
+    let app = TestApp::spawn().await;
+    let user = app.login(USER_A).await;
+    let admin = app.login(ADMIN).await;
+    let client = client_id(&app, "Bank A").await;
+    let corporates = lever(&app, "corporates").await;
+    let (_, run, v) = classified(&app, &user, &client, "ledger-1.csv", UNKNOWN).await;
+    assert_eq!(v["state"], "pending_review", "{v}");
+    let r = admin
+        .post(
+            &format!("/api/admin/classification-reviews/{run}/approve"),
+            json!({"leverId": corporates, "feedback": "A corporate ledger"}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    // The same layout again: now classified as corporates, whose analysis needs columns the
+    // file does not have.
+    let (_, second, v) = classified(&app, &user, &client, "ledger-2.csv", UNKNOWN).await;
+    assert_eq!(v["state"], "failed", "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("Missing required columns")),
+        "{v}"
+    );
+    assert_eq!(v["result"]["leverId"], json!(corporates), "{v}");
+    assert_eq!(v["result"]["savingsRwas"], 0.0);
+    assert!(v["result"]["classification"].is_object(), "{v}");
+    let all = page(&admin, "tab=all&page_size=50").await;
+    let item = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == json!(second))
+        .unwrap_or_else(|| panic!("{all}"));
+    assert_eq!(item["predictedLever"], "corporates", "{item}");
+    assert_eq!(item["runState"], "failed");
+    // The file has no lever and no savings from it.
+    let (lever_id, processed): (Option<String>, i64) = sqlx::query_as(
+        "SELECT f.lever_id, f.processed FROM client_files f JOIN processing_runs r ON r.file_id = f.id WHERE r.id = $1",
+    )
+    .bind(&second)
+    .fetch_one(&app.state.db.pool)
+    .await
+    .unwrap();
+    assert_eq!((lever_id, processed), (None, 0));
+}
