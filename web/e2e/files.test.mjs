@@ -62,6 +62,18 @@ const millions = (value) => `${new Intl.NumberFormat('es-ES', { minimumFractionD
 const nbsp = (s) => s.replace(/\u00a0/g, ' ')
 
 /** Drags with the mouse in small steps past the activation distance, like a person. */
+/**
+ * Hovers `target` until its tooltip shows `text`: the pointer leaves and comes back on each try,
+ * since the live list may re-render the row under a pointer that is already there.
+ */
+async function expectTooltip(page, target, text) {
+  await expect(async () => {
+    await page.mouse.move(0, 0)
+    await target.hover()
+    await expect(page.getByRole('tooltip')).toContainText(text, { timeout: 2_000 })
+  }).toPass({ timeout: 15_000 })
+}
+
 async function drag(page, from, to) {
   await from.scrollIntoViewIfNeeded()
   await to.scrollIntoViewIfNeeded()
@@ -357,8 +369,7 @@ test.describe('files and processing runs', () => {
     const total = await rows.count()
     expect(await table.getByText('tool.csv').count()).toBe(0)
     await expect(table.getByText('Pending Lever').first()).toBeVisible()
-    await table.getByText('File 1', { exact: true }).hover()
-    await expect(page.getByRole('tooltip')).toContainText(/our-(first|second)\.csv|\.csv/)
+    await expectTooltip(page, table.getByText('File 1', { exact: true }), /our-(first|second)\.csv|\.csv/)
 
     const filters = page.getByRole('region', { name: 'Advanced Search & Filters' })
     await filters.getByLabel('Search by file name').fill('our-first')
@@ -428,13 +439,11 @@ test.describe('files and processing runs', () => {
     await expect(admin).toHaveURL(/client=/)
     await search.fill('admin-sees')
     await expect(rows).toHaveCount(1)
-    await rows.first().getByText('File 1', { exact: true }).hover()
-    await expect(admin.getByRole('tooltip')).toContainText('admin-sees-b.csv')
+    await expectTooltip(admin, rows.first().getByText('File 1', { exact: true }), 'admin-sees-b.csv')
     await admin.getByLabel('Client').selectOption({ label: 'Bank A' })
     await search.fill('admin-sees')
     await expect(rows).toHaveCount(1)
-    await rows.first().getByText('File 1', { exact: true }).hover()
-    await expect(admin.getByRole('tooltip')).toContainText('admin-sees-a.csv')
+    await expectTooltip(admin, rows.first().getByText('File 1', { exact: true }), 'admin-sees-a.csv')
     await expect(rows.first().getByRole('button', { name: 'Delete File 1' })).toBeVisible()
 
     // The processor keeps the chosen client; its Your Files tab lists that client's files.
