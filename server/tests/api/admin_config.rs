@@ -12,23 +12,6 @@ use crate::helpers::*;
 use crate::realtime::client_id;
 use crate::runs::{generated_csv, queue, stored_file, wait_final};
 
-async fn send(
-    s: &Session,
-    method: Method,
-    path: &str,
-    payload: Option<Value>,
-) -> (StatusCode, Value) {
-    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
-    let mut req = s
-        .http
-        .request(method, format!("{}{}", s.base, path))
-        .header("x-csrf-token", csrf);
-    if let Some(b) = payload {
-        req = req.json(&b);
-    }
-    body(req.send().await.unwrap()).await
-}
-
 async fn lever_id(app: &TestApp, code: &str) -> String {
     let (id,): (String,) = sqlx::query_as("SELECT id FROM levers WHERE code = $1")
         .bind(code)

@@ -10,28 +10,6 @@ use serde_json::{Value, json};
 use crate::helpers::*;
 use crate::realtime::{Ws, client_id};
 
-async fn send(
-    s: &Session,
-    method: reqwest::Method,
-    path: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value) {
-    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
-    let mut req = s
-        .http
-        .request(method, format!("{}{}", s.base, path))
-        .header("x-csrf-token", csrf);
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    body_of(req.send().await.unwrap()).await
-}
-
-async fn body_of(r: reqwest::Response) -> (StatusCode, Value) {
-    let st = r.status();
-    (st, r.json().await.unwrap_or(Value::Null))
-}
-
 async fn board(s: &Session) -> Value {
     let (st, b) = s.json("/api/board").await;
     assert_eq!(st, StatusCode::OK, "{b}");
@@ -39,7 +17,7 @@ async fn board(s: &Session) -> Value {
 }
 
 async fn create_task(s: &Session, column: &str, title: &str) -> Value {
-    let (st, t) = body_of(
+    let (st, t) = body(
         s.post(
             "/api/board/tasks",
             json!({"column_id": column, "title": title}),
@@ -136,7 +114,7 @@ async fn a_new_board_gets_default_columns_and_is_scoped_to_the_users_client() {
     )
     .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
-    let (st, _) = body_of(
+    let (st, _) = body(
         b.post(
             &format!("/api/board/tasks/{tid}/move"),
             json!({"column_id": bb["columns"][0]["id"]}),
@@ -145,7 +123,7 @@ async fn a_new_board_gets_default_columns_and_is_scoped_to_the_users_client() {
     )
     .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
-    let (st, _) = body_of(
+    let (st, _) = body(
         b.post(
             &format!("/api/board/tasks?client_id={bank_a}"),
             json!({"column_id": ba["columns"][0]["id"], "title": "x"}),
@@ -171,7 +149,7 @@ async fn tasks_are_created_edited_and_deleted_with_the_spec_messages() {
     let a = app.login(USER_A).await;
     let b0 = board(&a).await;
     let col = b0["columns"][0]["id"].as_str().unwrap().to_string();
-    let (st, e) = body_of(
+    let (st, e) = body(
         a.post(
             "/api/board/tasks",
             json!({"column_id": col, "title": "   "}),
@@ -183,7 +161,7 @@ async fn tasks_are_created_edited_and_deleted_with_the_spec_messages() {
         (st, e["message"].as_str()),
         (StatusCode::UNPROCESSABLE_ENTITY, Some("Title is required"))
     );
-    let (st, e) = body_of(
+    let (st, e) = body(
         a.post(
             "/api/board/tasks",
             json!({"column_id": col, "title": "T", "priority": "urgent"}),
@@ -198,7 +176,7 @@ async fn tasks_are_created_edited_and_deleted_with_the_spec_messages() {
             Some("Priority must be low, medium or high")
         )
     );
-    let (st, _) = body_of(
+    let (st, _) = body(
         a.post(
             "/api/board/tasks",
             json!({"column_id": "nope", "title": "T"}),
@@ -212,7 +190,7 @@ async fn tasks_are_created_edited_and_deleted_with_the_spec_messages() {
         "bad input changed nothing"
     );
 
-    let (st, t) = body_of(
+    let (st, t) = body(
         a.post(
             "/api/board/tasks",
             json!({"column_id": col, "title": " Review PSE matches ", "description": "Sample 20 rows", "category_id": "default-regulatory", "priority": "high", "due_date": "2026-12-31"}),
@@ -304,13 +282,13 @@ async fn a_viewer_sees_the_board_and_its_changes_but_cannot_change_anything() {
     );
 
     for (st, _) in [
-        body_of(
+        body(
             viewer
                 .post("/api/board/tasks", json!({"column_id": col, "title": "No"}))
                 .await,
         )
         .await,
-        body_of(
+        body(
             viewer
                 .post(
                     &format!("/api/board/tasks/{tid}/move"),
@@ -333,7 +311,7 @@ async fn a_viewer_sees_the_board_and_its_changes_but_cannot_change_anything() {
             None,
         )
         .await,
-        body_of(
+        body(
             viewer
                 .post("/api/board/columns", json!({"name": "No"}))
                 .await,
@@ -346,13 +324,13 @@ async fn a_viewer_sees_the_board_and_its_changes_but_cannot_change_anything() {
             Some(json!({"name": "No"})),
         )
         .await,
-        body_of(
+        body(
             viewer
                 .post(&format!("/api/board/columns/{col}/move"), json!({}))
                 .await,
         )
         .await,
-        body_of(
+        body(
             viewer
                 .post("/api/board/categories", json!({"name": "No"}))
                 .await,
@@ -368,7 +346,7 @@ async fn a_viewer_sees_the_board_and_its_changes_but_cannot_change_anything() {
         "nothing changed"
     );
     // The user's move shows live on the viewer's socket.
-    let (st, _) = body_of(
+    let (st, _) = body(
         a.post(
             &format!("/api/board/tasks/{tid}/move"),
             json!({"column_id": col2}),
@@ -411,7 +389,7 @@ async fn categories_default_ones_cannot_be_deleted() {
             Some("Default categories cannot be deleted")
         )
     );
-    let (st, e) = body_of(a.post("/api/board/categories", json!({"name": "  "})).await).await;
+    let (st, e) = body(a.post("/api/board/categories", json!({"name": "  "})).await).await;
     assert_eq!(
         (st, e["message"].as_str()),
         (
@@ -419,7 +397,7 @@ async fn categories_default_ones_cannot_be_deleted() {
             Some("Category name is required")
         )
     );
-    let (st, cat) = body_of(
+    let (st, cat) = body(
         a.post("/api/board/categories", json!({"name": "Model risk"}))
             .await,
     )
@@ -441,7 +419,7 @@ async fn categories_default_ones_cannot_be_deleted() {
         .as_str()
         .unwrap()
         .to_string();
-    let (st, _) = body_of(
+    let (st, _) = body(
         b.post(
             "/api/board/tasks",
             json!({"column_id": bcol, "title": "x", "category_id": cid}),
@@ -459,7 +437,7 @@ async fn categories_default_ones_cannot_be_deleted() {
     .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     // Deleting it leaves its tasks without a category.
-    let (_, t) = body_of(
+    let (_, t) = body(
         a.post(
             "/api/board/tasks",
             json!({"column_id": col, "title": "Tagged", "category_id": cid}),
@@ -492,7 +470,7 @@ async fn columns_are_added_renamed_and_reordered() {
     let app = TestApp::spawn().await;
     let a = app.login(USER_A).await;
     board(&a).await;
-    let (st, e) = body_of(a.post("/api/board/columns", json!({"name": " "})).await).await;
+    let (st, e) = body(a.post("/api/board/columns", json!({"name": " "})).await).await;
     assert_eq!(
         (st, e["message"].as_str()),
         (
@@ -500,7 +478,7 @@ async fn columns_are_added_renamed_and_reordered() {
             Some("Column name is required")
         )
     );
-    let (st, c) = body_of(
+    let (st, c) = body(
         a.post("/api/board/columns", json!({"name": " Blocked "}))
             .await,
     )
@@ -523,7 +501,7 @@ async fn columns_are_added_renamed_and_reordered() {
         .as_str()
         .unwrap()
         .to_string();
-    let (st, _) = body_of(
+    let (st, _) = body(
         a.post(
             &format!("/api/board/columns/{cid}/move"),
             json!({"before_id": first}),
@@ -546,7 +524,7 @@ async fn columns_are_added_renamed_and_reordered() {
     );
     let b = board(&a).await;
     let (after, before) = (b["columns"][2]["id"].clone(), b["columns"][3]["id"].clone());
-    body_of(
+    body(
         a.post(
             &format!("/api/board/columns/{cid}/move"),
             json!({"after_id": after, "before_id": before}),
@@ -579,7 +557,7 @@ async fn moves_follow_the_kanban_rules() {
     }
     create_task(&a, &doing, "D").await;
     // Reorder within a column: C before A.
-    body_of(
+    body(
         a.post(
             &format!("/api/board/tasks/{}/move", ids[2]),
             json!({"column_id": todo, "before_id": ids[0]}),
@@ -588,7 +566,7 @@ async fn moves_follow_the_kanban_rules() {
     )
     .await;
     // Dropped on another column: to its end.
-    let (st, moved) = body_of(
+    let (st, moved) = body(
         a.post(
             &format!("/api/board/tasks/{}/move", ids[1]),
             json!({"column_id": doing}),
@@ -606,7 +584,7 @@ async fn moves_follow_the_kanban_rules() {
     assert_eq!(l[0].1, ["C", "A"]);
     assert_eq!(l[1].1, ["D", "B"]);
     // Reaching Done completes the task; leaving it clears that.
-    let (_, moved) = body_of(
+    let (_, moved) = body(
         a.post(
             &format!("/api/board/tasks/{}/move", ids[0]),
             json!({"column_id": done}),
@@ -615,7 +593,7 @@ async fn moves_follow_the_kanban_rules() {
     )
     .await;
     assert!(moved[0]["completed_at"].is_string());
-    let (_, moved) = body_of(
+    let (_, moved) = body(
         a.post(
             &format!("/api/board/tasks/{}/move", ids[0]),
             json!({"column_id": todo}),
@@ -624,7 +602,7 @@ async fn moves_follow_the_kanban_rules() {
     )
     .await;
     assert!(moved[0]["completed_at"].is_null());
-    let (st, e) = body_of(
+    let (st, e) = body(
         a.post(
             &format!("/api/board/tasks/{}/move", ids[0]),
             json!({"column_id": "missing"}),

@@ -12,23 +12,6 @@ use serde_json::{Value, json};
 use crate::helpers::*;
 use crate::realtime::{Ws, client_id};
 
-async fn send(
-    s: &Session,
-    method: Method,
-    path: &str,
-    payload: Option<Value>,
-) -> (StatusCode, Value) {
-    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
-    let mut req = s
-        .http
-        .request(method, format!("{}{}", s.base, path))
-        .header("x-csrf-token", csrf);
-    if let Some(b) = payload {
-        req = req.json(&b);
-    }
-    body(req.send().await.unwrap()).await
-}
-
 fn num(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }

@@ -14,16 +14,7 @@ use crate::realtime::{Ws, client_id};
 use crate::runs::{client_totals, generated_csv, wait_final};
 
 async fn send(s: &Session, method: reqwest::Method, path: &str, b: Value) -> (StatusCode, Value) {
-    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
-    let r = s
-        .http
-        .request(method, format!("{}{}", s.base, path))
-        .header("x-csrf-token", csrf)
-        .json(&b)
-        .send()
-        .await
-        .unwrap();
-    body(r).await
+    crate::helpers::send(s, method, path, Some(b)).await
 }
 
 /// Uploads a file to a client as `s` (not processed): its id.

@@ -220,6 +220,25 @@ impl Session {
     }
 }
 
+/// Sends `method` to `path` as `s` with the CSRF header and an optional JSON body: the status
+/// and the JSON answer.
+pub(crate) async fn send(
+    s: &Session,
+    method: reqwest::Method,
+    path: &str,
+    payload: Option<Value>,
+) -> (StatusCode, Value) {
+    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
+    let mut req = s
+        .http
+        .request(method, format!("{}{}", s.base, path))
+        .header("x-csrf-token", csrf);
+    if let Some(b) = payload {
+        req = req.json(&b);
+    }
+    body(req.send().await.unwrap()).await
+}
+
 /// Status and JSON body of a response.
 pub(crate) async fn body(r: Response) -> (StatusCode, Value) {
     let s = r.status();
