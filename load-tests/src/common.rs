@@ -273,6 +273,24 @@ impl Session {
         Ok(v)
     }
 
+    /// A `PATCH` with a JSON body; returns the status and the body.
+    pub(crate) async fn patch(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> anyhow::Result<(u16, serde_json::Value)> {
+        let r = self
+            .http
+            .patch(format!("{}{}", self.base, path))
+            .header("x-csrf-token", &self.csrf)
+            .json(body)
+            .send()
+            .await?;
+        let st = r.status().as_u16();
+        let v = r.json().await.unwrap_or(serde_json::Value::Null);
+        Ok((st, v))
+    }
+
     /// A state-changing call; returns the status, the `x-event-seq` header and the body.
     pub(crate) async fn post(
         &self,

@@ -106,7 +106,7 @@ impl Rng {
 }
 
 /// Writes the files (and a processing run for every fifth file) in multi-row statements.
-async fn seed_files(
+pub(crate) async fn seed_files(
     pool: &sqlx::AnyPool,
     files: usize,
     clients: &[String],
@@ -120,7 +120,7 @@ async fn seed_files(
     while n < files {
         let batch = ROWS.min(files - n);
         let mut sql = String::from(
-            "INSERT INTO client_files (id, client_id, name, original_name, file_path, file_type, \
+            "INSERT INTO client_files (id, client_id, name, name_lower, original_name, file_path, file_type, \
              content_type, size_bytes, uploaded_by, uploaded_at, lever_id, processed, savings_rwas, \
              savings_bps, processing_status, object_key) VALUES ",
         );
@@ -161,8 +161,8 @@ async fn seed_files(
             // id, client, name, time, lever, processed, rwas, bps, key, uploader, status.
             let p = |j: usize| format!("${}", b + j);
             sql.push_str(&format!(
-                "({}, {}, {}, {}, {}, 'csv', 'text/csv; charset=utf-8', 2048, {}, {}, {}, {}, {}, {}, {}, {})",
-                p(1), p(2), p(3), p(3), p(9), p(10), p(4), p(5), p(6), p(7), p(8), p(11), p(9)
+                "({}, {}, {}, lower({}), {}, {}, 'csv', 'text/csv; charset=utf-8', 2048, {}, {}, {}, {}, {}, {}, {}, {})",
+                p(1), p(2), p(3), p(3), p(3), p(9), p(10), p(4), p(5), p(6), p(7), p(8), p(11), p(9)
             ));
         }
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -305,6 +305,32 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     result
 }
 
+/// What the seeding writes for: the extra clients `common::prepare_database` made (by name), the
+/// levers and the administrator's id.
+pub(crate) async fn seed_targets(
+    pool: &sqlx::AnyPool,
+) -> anyhow::Result<(Vec<String>, Vec<String>, String)> {
+    let clients: Vec<String> = sqlx::query_as::<_, (String,)>(
+        "SELECT id FROM clients WHERE name LIKE 'Load Client %' ORDER BY name",
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|r| r.0)
+    .collect();
+    let levers: Vec<String> = sqlx::query_as::<_, (String,)>("SELECT id FROM levers ORDER BY id")
+        .fetch_all(pool)
+        .await?
+        .into_iter()
+        .map(|r| r.0)
+        .collect();
+    let (admin,): (String,) =
+        sqlx::query_as("SELECT id FROM users WHERE email = 'admin@example.com'")
+            .fetch_one(pool)
+            .await?;
+    Ok((clients, levers, admin))
+}
+
 async fn run_on(args: &Args, data: &std::path::Path, url: Option<String>) -> anyhow::Result<bool> {
     let database = if url.is_some() { "postgres" } else { "sqlite" };
     common::prepare_database(data, url.clone(), args.clients).await?;
@@ -313,25 +339,7 @@ async fn run_on(args: &Args, data: &std::path::Path, url: Option<String>) -> any
         let config = server::config::Config::for_tests(data.to_path_buf(), url.clone());
         let state = server::build_state(config).await?;
         let pool = state.db.pool.clone();
-        let clients: Vec<String> = sqlx::query_as::<_, (String,)>(
-            "SELECT id FROM clients WHERE name LIKE 'Load Client %' ORDER BY name",
-        )
-        .fetch_all(&pool)
-        .await?
-        .into_iter()
-        .map(|r| r.0)
-        .collect();
-        let levers: Vec<String> =
-            sqlx::query_as::<_, (String,)>("SELECT id FROM levers ORDER BY id")
-                .fetch_all(&pool)
-                .await?
-                .into_iter()
-                .map(|r| r.0)
-                .collect();
-        let (admin,): (String,) =
-            sqlx::query_as("SELECT id FROM users WHERE email = 'admin@example.com'")
-                .fetch_one(&pool)
-                .await?;
+        let (clients, levers, admin) = seed_targets(&pool).await?;
         seed_files(&pool, args.files, &clients, &levers, &admin).await?;
         // What autovacuum does after a bulk load on PostgreSQL (statistics and visibility map);
         // SQLite keeps no statistics unless asked, and the server does not ask.

@@ -7,6 +7,7 @@
 mod collab;
 mod collab_node;
 mod common;
+mod dashboard;
 mod events;
 mod file_management;
 mod runs;
@@ -42,6 +43,10 @@ enum Scenario {
     /// File Management at scale: 100,000 files over 200 clients, every combination of the list's
     /// filters, deep pages and each sort through `GET /api/admin/files` (p95 target 50 ms).
     FileManagement(file_management::Args),
+    /// The dashboards at scale: 1,000 clients with 3 years of monthly savings history and
+    /// 200,000 files; p95 of the admin dashboard's requests (target 100 ms) and of the client
+    /// dashboard's (50 ms).
+    Dashboard(dashboard::Args),
     /// Processing runs on two instances (PostgreSQL and Redis), one killed while it holds runs:
     /// every run completes exactly once and the survivor takes over within the lease.
     RunsFailover(runs_failover::Args),
@@ -72,6 +77,7 @@ fn main() -> std::process::ExitCode {
             Scenario::RunsFailover(args) => runs_failover::run(args).await,
             Scenario::FileManagement(args) => file_management::run(args).await,
             Scenario::RunsLive(args) => runs_live::run(args).await,
+            Scenario::Dashboard(args) => dashboard::run(args).await,
         }
     });
     match result {

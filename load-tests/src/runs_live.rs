@@ -120,6 +120,19 @@ struct FrameData {
     finished_at: Option<String>,
 }
 
+/// One of the slowest frames on an administrators' topic.
+#[derive(Debug, Serialize)]
+struct SlowFrame {
+    /// Publish to arrival.
+    delivery_ms: f64,
+    /// Arrival after the first frame of the run on any socket.
+    arrived_after_s: f64,
+    admin: usize,
+    topic: &'static str,
+    /// `run.progress` (else a file event).
+    progress: bool,
+}
+
 /// One frame as a socket received it.
 #[derive(Debug, Clone)]
 struct Arrival {
@@ -289,6 +302,10 @@ struct Results {
     admin_topic_delivery: Percentiles,
     /// The same on `admin:runs` alone.
     admin_runs_delivery: Percentiles,
+    /// The same on `admin:files` alone.
+    admin_files_delivery: Percentiles,
+    /// The 20 slowest admin-topic frames.
+    slowest_admin_frames: Vec<SlowFrame>,
     /// A run's final frame: `finishedAt` (written in the completion's transaction) to arrival,
     /// on every socket (upper bound, includes the commit).
     final_from_finished_at: Percentiles,
@@ -930,20 +947,42 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     let mut spread = Vec::new();
     let mut admin_samples: Vec<(Vec<u64>, Vec<u64>)> = vec![Default::default(); args.admins];
     let mut per_probe: HashMap<&str, Vec<u64>> = HashMap::new();
-    let (mut admin_delivery, mut admin_runs_delivery) = (Vec::new(), Vec::new());
-    for (_, view, arrivals) in &recorded {
+    let (mut admin_delivery, mut admin_runs_delivery, mut admin_files_delivery) =
+        (Vec::new(), Vec::new(), Vec::new());
+    // Where the tail falls: the slowest admin-topic frames, with when they arrived.
+    let first_arrival = recorded
+        .iter()
+        .flat_map(|(_, _, arrivals)| arrivals.iter().map(|a| a.at))
+        .min();
+    let mut slowest: Vec<SlowFrame> = Vec::new();
+    for (admin, view, arrivals) in &recorded {
         for a in arrivals {
             if let Some(d) = a.admin_delivery {
                 let us = d.as_micros() as u64;
                 admin_delivery.push(us);
-                if *view == View::Runs {
-                    admin_runs_delivery.push(us);
+                match view {
+                    View::Runs => admin_runs_delivery.push(us),
+                    View::Files => admin_files_delivery.push(us),
                 }
+                slowest.push(SlowFrame {
+                    delivery_ms: us as f64 / 1000.0,
+                    arrived_after_s: first_arrival
+                        .map_or(0.0, |f| a.at.duration_since(f).as_secs_f64()),
+                    admin: *admin,
+                    topic: match view {
+                        View::Runs => "admin:runs",
+                        View::Files => "admin:files",
+                    },
+                    progress: a.progress,
+                });
             }
         }
     }
+    slowest.sort_by(|a, b| b.delivery_ms.total_cmp(&a.delivery_ms));
+    slowest.truncate(20);
     let admin_topic_delivery = Percentiles::of(admin_delivery);
     let admin_runs_delivery = Percentiles::of(admin_runs_delivery);
+    let admin_files_delivery = Percentiles::of(admin_files_delivery);
     for (admin, view, arrivals) in &recorded {
         for a in arrivals.iter().filter(|a| a.progress) {
             if let Some(e) = earliest.get(&(a.subject.as_str(), a.seq)) {
@@ -1104,6 +1143,8 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
         per_admin,
         admin_topic_delivery,
         admin_runs_delivery,
+        admin_files_delivery,
+        slowest_admin_frames: slowest,
         final_from_finished_at,
         fanout_spread,
         server_rss_peak_mb,

@@ -108,6 +108,54 @@ pub struct Config {
     /// claimed again by any instance.
     #[arg(long, env = "RUN_LEASE_SECS", default_value_t = 15)]
     pub run_lease_secs: u64,
+    /// The Q&A agent's OpenAI-compatible endpoint (`https://host/v1`); with `LLM_MODEL` and
+    /// `LLM_API_KEY` it replaces the built-in engine.
+    #[arg(long, env = "LLM_BASE_URL")]
+    pub llm_base_url: Option<String>,
+    /// The model asked at `LLM_BASE_URL`.
+    #[arg(long, env = "LLM_MODEL")]
+    pub llm_model: Option<String>,
+    /// The key sent to `LLM_BASE_URL` (never logged).
+    #[arg(long, env = "LLM_API_KEY", hide_env_values = true)]
+    pub llm_api_key: Option<Secret>,
+    /// Seconds one request to the model may take, its streamed answer included.
+    #[arg(long, env = "LLM_TIMEOUT_SECS", default_value_t = 60)]
+    pub llm_timeout_secs: u64,
+    /// Retries of a request the model's service refused for a passing reason (unreachable, 5xx,
+    /// a 429 quoting a wait of 2 s or less).
+    #[arg(long, env = "LLM_MAX_RETRIES", default_value_t = 2)]
+    pub llm_max_retries: u32,
+}
+
+/// A setting never printed: its `Debug` shows `<redacted>` (the configuration and the state
+/// derive `Debug`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The value, for the one place that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Secret, Self::Err> {
+        Ok(Secret(s.to_string()))
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(s: &str) -> Secret {
+        Secret(s.to_string())
+    }
 }
 
 fn parse_flag(s: &str) -> Result<bool, String> {
@@ -170,6 +218,47 @@ impl Config {
             run_threads: 0,
             run_nice: 10,
             run_lease_secs: 15,
+            llm_base_url: None,
+            llm_model: None,
+            llm_api_key: None,
+            llm_timeout_secs: 60,
+            llm_max_retries: 2,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    #[test]
+    fn the_model_settings_parse_and_the_key_is_not_printed() {
+        let cli = Cli::try_parse_from([
+            "capopt",
+            "--llm-base-url",
+            "http://127.0.0.1:9/v1",
+            "--llm-model",
+            "m",
+            "--llm-api-key",
+            "sk-parsed-key",
+            "--llm-timeout-secs",
+            "5",
+        ])
+        .unwrap();
+        let c = cli.config;
+        assert_eq!(
+            c.llm_api_key.as_ref().map(Secret::expose),
+            Some("sk-parsed-key")
+        );
+        assert_eq!(c.llm_timeout_secs, 5);
+        assert_eq!(c.llm_max_retries, 2);
+        assert!(!format!("{c:?}").contains("sk-parsed-key"));
     }
 }

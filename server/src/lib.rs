@@ -14,6 +14,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 pub mod access;
+pub mod ai;
 pub mod api;
 pub mod audit;
 pub mod auth;
@@ -53,6 +54,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
     let mailer = mail::Mailer::new(config.smtp_url.as_deref(), &config.mail_from)?;
     let collab = docs::build_hub(&config, &db).await?;
     let storage = storage::Storage::from_config(&config)?;
+    let ai = ai::provider(&config)?;
     let state = AppState {
         db,
         keys: Arc::new(auth::tokens::Keys::new(&secret)),
@@ -63,6 +65,7 @@ pub async fn build_state(config: Config) -> anyhow::Result<AppState> {
         hub: realtime::Hub::new(),
         doc_sessions: docs::DocSessions::default(),
         storage,
+        ai,
     };
     realtime::start(&state).await?;
     let limits = state.limits.clone();

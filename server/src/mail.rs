@@ -56,26 +56,66 @@ impl Mailer {
                 id.clone(),
             );
             tokio::spawn(async move {
-                let outcome = async {
-                    let msg = Message::builder()
-                        .from(from)
-                        .to(to.parse()?)
-                        .subject(subject)
-                        .body(body)?;
-                    smtp.send(msg).await?;
-                    anyhow::Ok(())
-                }
-                .await;
-                let err = outcome.err().map(|e| e.to_string());
-                if let Some(e) = &err {
-                    tracing::warn!(outbox_id = %id2, error = %e, "SMTP delivery failed");
-                }
-                if let Err(e) = db::misc::outbox_mark(&db.pool, &id2, err.as_deref()).await {
-                    tracing::warn!(error = %e, "could not record mail outcome");
-                }
+                let outcome = deliver(&smtp, from, &to, &subject, &body).await;
+                record(&db, &id2, outcome.err()).await;
             });
         }
         Ok(id)
+    }
+
+    /// Queues a mail in the outbox and, with SMTP, delivers it before answering (within 15 s):
+    /// `Err` when it could not be delivered, the outcome recorded on the outbox row either way.
+    /// Without SMTP the outbox is the delivery. For mail whose failure changes what happens next
+    /// (an invitation: a temporary password is shown instead).
+    pub async fn send_now(
+        &self,
+        db: &Db,
+        to: &str,
+        subject: &str,
+        body: &str,
+    ) -> anyhow::Result<String> {
+        let id = db::misc::outbox_insert(&db.pool, to, subject, body).await?;
+        tracing::info!(to, subject, outbox_id = %id, "mail queued");
+        let (Some(smtp), Some(from)) = (self.smtp.clone(), self.from.clone()) else {
+            return Ok(id);
+        };
+        let outcome = tokio::time::timeout(
+            std::time::Duration::from_secs(15),
+            deliver(&smtp, from, to, subject, body),
+        )
+        .await
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("SMTP delivery timed out")));
+        let err = outcome.as_ref().err().map(|e| anyhow::anyhow!("{e}"));
+        record(db, &id, err).await;
+        outcome.map(|()| id)
+    }
+}
+
+/// Sends one mail by SMTP.
+async fn deliver(
+    smtp: &AsyncSmtpTransport<Tokio1Executor>,
+    from: Mailbox,
+    to: &str,
+    subject: &str,
+    body: &str,
+) -> anyhow::Result<()> {
+    let msg = Message::builder()
+        .from(from)
+        .to(to.parse()?)
+        .subject(subject)
+        .body(body.to_string())?;
+    smtp.send(msg).await?;
+    Ok(())
+}
+
+/// Records a delivery's outcome on its outbox row (the body removed once delivered).
+async fn record(db: &Db, id: &str, err: Option<anyhow::Error>) {
+    let err = err.map(|e| e.to_string());
+    if let Some(e) = &err {
+        tracing::warn!(outbox_id = %id, error = %e, "SMTP delivery failed");
+    }
+    if let Err(e) = db::misc::outbox_mark(&db.pool, id, err.as_deref()).await {
+        tracing::warn!(error = %e, "could not record mail outcome");
     }
 }
 

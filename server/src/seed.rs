@@ -239,7 +239,7 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
                 0.0
             };
             clients::upsert_savings(
-                &mut *tx,
+                &mut tx,
                 &clients::SavingsRow {
                     client_id: client_id.clone(),
                     year: year as i64,
@@ -255,6 +255,9 @@ pub async fn seed_demo(state: &AppState, demo_password: &str) -> anyhow::Result<
             (last_rwas, last_bps) = (total, bps);
         }
         clients::set_savings(&mut *tx, &client_id, last_rwas, last_bps).await?;
+        // The demo's savings have no files behind them: they stand as the figure an administrator
+        // typed, so the savings sync keeps them until the client's files have savings.
+        crate::db::admin_clients::set_manual_savings(&mut *tx, &client_id, Some(last_rwas)).await?;
     }
     tx.commit().await?;
     Ok(())

@@ -31,6 +31,8 @@ pub struct AppState {
     pub doc_sessions: crate::docs::DocSessions,
     /// Stored originals and processed outputs.
     pub storage: crate::storage::Storage,
+    /// The Q&A agent's AI provider (`crate::ai::provider`).
+    pub ai: Arc<dyn crate::ai::AiProvider>,
 }
 
 impl AppState {

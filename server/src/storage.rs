@@ -88,6 +88,32 @@ impl ObjectKey {
     /// (so a tampered row cannot point outside the clients' folders).
     pub fn parse(s: &str) -> StorageResult<ObjectKey> {
         let parts: Vec<&str> = s.split('/').collect();
+        let plain_name = |n: &str| {
+            !n.is_empty()
+                && !n.starts_with('.')
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+        };
+        // A lever's analysis file (`levers/{folder}/{name}`) or a user's avatar
+        // (`avatars/{user}/{name}`).
+        if parts.len() == 3 {
+            let ok = match parts[0] {
+                "levers" => valid_folder(parts[1]) && plain_name(parts[2]),
+                "avatars" => {
+                    !parts[1].is_empty()
+                        && parts[1]
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-')
+                        && plain_name(parts[2])
+                }
+                _ => false,
+            };
+            return if ok {
+                Ok(ObjectKey(s.to_owned()))
+            } else {
+                Err(StorageError::InvalidKey(s.to_owned()))
+            };
+        }
         let ok = parts.len() == 4
             && parts[0] == "clients"
             && !parts[1].is_empty()
@@ -135,6 +161,46 @@ pub fn key_extension(file_name: &str) -> String {
     } else {
         "bin".to_owned()
     }
+}
+
+/// The folder of a lever's analysis files: its name trimmed, lower-case, each run of spaces a
+/// hyphen (spec 000 section 4), keeping letters, digits and `-_.()` only (so a name can never
+/// reach outside `levers/`); `lever-{id}` when nothing is left.
+pub fn lever_folder(name: &str, lever_id: &str) -> String {
+    let mut out = String::new();
+    let mut in_space = false;
+    for c in name.trim().chars() {
+        if c.is_whitespace() {
+            if !in_space {
+                out.push('-');
+            }
+            in_space = true;
+            continue;
+        }
+        in_space = false;
+        if c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '(' | ')') {
+            out.extend(c.to_lowercase());
+        }
+    }
+    let out: String = out.trim_start_matches('.').chars().take(120).collect();
+    if valid_folder(&out) {
+        out
+    } else {
+        let id: String = lever_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        format!("lever-{id}")
+    }
+}
+
+fn valid_folder(f: &str) -> bool {
+    !f.is_empty()
+        && !f.starts_with('.')
+        && f.chars().count() <= 130
+        && f.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '(' | ')'))
+        && f.chars().all(|c| !c.is_uppercase())
 }
 
 /// Where the objects are kept.
@@ -270,6 +336,35 @@ impl Storage {
     /// A new key for a processed output of `client` (`clients/{client}/output/{uuid}.{ext}`).
     pub fn output_key(client: &ClientId, file_name: &str) -> ObjectKey {
         Self::new_key(client, "output", file_name)
+    }
+
+    /// A new key for an analysis file of the lever whose folder is `folder` (see
+    /// [`lever_folder`]): `levers/{folder}/{timestamp}-{uuid}.{ext}`.
+    pub fn lever_key(folder: &str, file_name: &str) -> ObjectKey {
+        ObjectKey(format!(
+            "levers/{folder}/{}-{}.{}",
+            chrono::Utc::now().timestamp_millis(),
+            uuid::Uuid::new_v4(),
+            key_extension(file_name)
+        ))
+    }
+
+    /// A new key for a user's avatar: `avatars/{user}/{uuid}.{ext}`.
+    pub fn avatar_key(user_id: &str, ext: &str) -> ObjectKey {
+        let user: String = user_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        ObjectKey(format!(
+            "avatars/{user}/{}.{}",
+            uuid::Uuid::new_v4(),
+            key_extension(&format!("x.{ext}"))
+        ))
+    }
+
+    /// Copies the object under `from` to `to` inside the store (a server-side copy on S3).
+    pub async fn copy(&self, from: &ObjectKey, to: &ObjectKey) -> StorageResult<()> {
+        Ok(self.store.copy(&from.path(), &to.path()).await?)
     }
 
     fn new_key(client: &ClientId, kind: &str, file_name: &str) -> ObjectKey {
@@ -433,7 +528,12 @@ impl Storage {
 
     /// Every key under `clients/` (the sweeper and tests).
     pub async fn list_keys(&self) -> StorageResult<Vec<String>> {
-        let prefix = ObjectPath::from("clients");
+        self.list_keys_under("clients").await
+    }
+
+    /// Every key under `prefix/` (`clients`, `levers`, `avatars`).
+    pub async fn list_keys_under(&self, prefix: &str) -> StorageResult<Vec<String>> {
+        let prefix = ObjectPath::from(prefix);
         let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await?;
         Ok(metas.into_iter().map(|m| m.location.to_string()).collect())
     }
@@ -444,6 +544,21 @@ impl Storage {
     pub async fn sweep_orphans<F, Fut>(
         &self,
         min_age: Duration,
+        referenced: F,
+    ) -> anyhow::Result<usize>
+    where
+        F: FnMut(Vec<String>) -> Fut,
+        Fut: std::future::Future<Output = anyhow::Result<HashSet<String>>>,
+    {
+        self.sweep_orphans_under("clients", min_age, referenced)
+            .await
+    }
+
+    /// [`Storage::sweep_orphans`] for the objects under `prefix/` (`levers`, `avatars`).
+    pub async fn sweep_orphans_under<F, Fut>(
+        &self,
+        prefix: &str,
+        min_age: Duration,
         mut referenced: F,
     ) -> anyhow::Result<usize>
     where
@@ -452,7 +567,7 @@ impl Storage {
     {
         let cutoff = chrono::Utc::now()
             - chrono::Duration::from_std(min_age).unwrap_or(chrono::Duration::hours(1));
-        let prefix = ObjectPath::from("clients");
+        let prefix = ObjectPath::from(prefix);
         let mut old = Vec::new();
         let mut listing = self.store.list(Some(&prefix));
         while let Some(meta) = listing.next().await {

@@ -175,7 +175,13 @@ test.describe('administrators: processing runs, column configuration, universal 
     // The drop lands where dnd-kit's `over` is, which it settles a render after the move: wait
     // until the next row has made way (moved up), which the list does only once `over` changed,
     // or Space can drop the row back on its own place (seen once in CI: no reorder was sent).
-    await expect(list.getByTestId('column-definition').nth(1)).toHaveAttribute('style', /translate3d\(0px, -[1-9]/)
+    // A row that made way has moved up; if none has (`over` still the row itself after a lost
+    // update), one more Down gives dnd-kit a new position to settle on.
+    const madeWay = list.locator('[data-testid="column-definition"][style*="translate3d(0px, -"]')
+    await expect(async () => {
+      if ((await madeWay.count()) === 0) await admin.keyboard.press('ArrowDown')
+      await expect(madeWay.first()).toBeVisible({ timeout: 1_000 })
+    }).toPass({ timeout: 15_000 })
     const saved = admin.waitForResponse((r) => r.request().method() === 'PUT' && /\/column-definitions\/order$/.test(new URL(r.url()).pathname))
     await admin.keyboard.press('Space')
     expect((await saved).status()).toBe(200)

@@ -37,13 +37,14 @@ test.describe('authentication and guarding', () => {
     const page = await newPage(browser, env.server.baseUrl)
     await login(page, ACCOUNTS.admin)
     await expect(page.getByRole('heading', { name: 'Admin Dashboard' })).toBeVisible()
-    const { status, body: metrics } = await apiCall(page, 'GET', '/api/admin/dashboard/metrics')
+    const { status, body: metrics } = await apiCall(page, 'GET', '/api/admin/dashboard/metrics?period=all')
     expect(status).toBe(200)
+    expect(metrics.capital.value, 'the demo clients have savings').toBeGreaterThan(0)
     const cards = page.getByRole('region', { name: 'Key metrics' })
     const eur = new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'EUR', maximumFractionDigits: 0 })
-    await expect(cards.getByText(eur.format(metrics.total_value), { exact: true })).toBeVisible()
+    await expect(cards.getByText(eur.format(metrics.capital.value), { exact: true })).toBeVisible()
     const bps = new Intl.NumberFormat('es-ES', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
-    await expect(cards.getByText(`${bps.format(metrics.total_bps)} bps`, { exact: true })).toBeVisible()
+    await expect(cards.getByText(`${bps.format(metrics.bps.value)} bps`, { exact: true })).toBeVisible()
     // The API has no churn figure, so none is shown.
     await expect(cards.getByText(/churn/i)).toHaveCount(0)
     for (const title of ['Total Capital Optimized', 'Total bps Optimized', 'Levers Used', 'Total Clients']) {
@@ -115,17 +116,21 @@ test.describe('authentication and guarding', () => {
     await expect(page.getByRole('heading', { name: `Welcome, ${me.name} ${me.last_name}`.trim() })).toBeVisible()
     const sidebar = page.getByRole('complementary', { name: 'Client navigation' })
     await expect(sidebar.getByRole('link', { name: 'Home', exact: true })).toHaveAttribute('href', '/client/home')
-    await expect(sidebar.getByRole('link', { name: 'Dashboard' })).toHaveCount(0)
+    await expect(sidebar.getByRole('link', { name: 'Dashboard' })).toHaveAttribute('href', '/client/dashboard')
     await screenshot(page, 'client-home')
 
     await page.goto('/admin/dashboard')
     await expect(page).toHaveURL(at('/client/home'))
     const forbidden = await apiCall(page, 'GET', '/api/admin/dashboard/metrics')
     expect(forbidden.status).toBe(403)
+    // Clients and User Management say why the user was sent home.
+    await page.goto('/admin/clients')
+    await expect(page).toHaveURL(at('/client/home'))
+    await expect(page.getByText('Access denied', { exact: true })).toBeVisible()
 
     // Sign out from the profile menu: back to login, and the app is closed again.
     await page.getByRole('button', { name: 'Profile menu' }).click()
-    await expect(page.getByRole('menuitem')).toHaveText(['Sign out'])
+    await expect(page.getByRole('menuitem')).toHaveText(['Settings', /Sign out/])
     await page.getByRole('menuitem', { name: 'Sign out' }).click()
     await expect(page).toHaveURL(at('/login'))
     await page.goto('/client/home')

@@ -238,6 +238,7 @@ test.describe('report generator', () => {
     const intro = ana.getByRole('textbox', { name: 'Introduction content' })
     await intro.click()
     await ana.keyboard.type('Capital ratios.')
+    await expect(intro).toContainText('Capital ratios.')
     await ana.keyboard.press('ControlOrMeta+a')
 
     const size = ana.getByRole('combobox', { name: 'Font size' })

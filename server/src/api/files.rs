@@ -8,17 +8,16 @@ use axum::extract::{DefaultBodyLimit, Multipart, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::TryStreamExt;
-use tokio::io::AsyncWriteExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{ClientQuery, ClientRead, ClientWrite};
+use super::upload::{multipart_error, receive_field};
 use crate::error::{ApiError, ApiResult};
 use crate::service::Actor;
 use crate::service::files::inspect::{self as inspection, Inspection};
 use crate::service::files::{
-    self as service, ClientFile, ListQuery, Received, Seen, TOO_LARGE, UploadOptions, UploadResult,
-    Which,
+    self as service, ClientFile, ListQuery, Received, TOO_LARGE, UploadOptions, UploadResult, Which,
 };
 use crate::state::AppState;
 
@@ -53,13 +52,6 @@ fn refuse_declared_size(state: &AppState, headers: &HeaderMap) -> ApiResult<()> 
     Ok(())
 }
 
-fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
-    ApiError::bad_request(
-        "invalid_multipart",
-        format!("Invalid upload: {}", e.body_text()),
-    )
-}
-
 /// Receives the `file` field into a temporary file (counting, keeping its head, noting NUL
 /// bytes; refused with 413 as soon as it passes the bound, without reading more) and the
 /// `options` field as text.
@@ -74,25 +66,7 @@ async fn receive(
         match field.name() {
             Some("file") if received.is_none() => {
                 let name = field.file_name().unwrap_or_default().to_owned();
-                let temp = state
-                    .storage
-                    .temp_file()
-                    .map_err(|e| ApiError::Internal(e.into()))?;
-                let (file, path) = temp.into_parts();
-                let mut file = tokio::fs::File::from_std(file);
-                let mut seen = Seen::default();
-                while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-                    seen.feed(&chunk);
-                    if seen.size > max {
-                        return Err(ApiError::TooLarge(TOO_LARGE.into()));
-                    }
-                    file.write_all(&chunk)
-                        .await
-                        .map_err(|e| ApiError::Internal(e.into()))?;
-                }
-                file.flush()
-                    .await
-                    .map_err(|e| ApiError::Internal(e.into()))?;
+                let (path, seen) = receive_field(state, &mut field, max, TOO_LARGE).await?;
                 received = Some(Received { path, name, seen });
             }
             Some("options") if options.is_none() => {

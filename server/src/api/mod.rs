@@ -18,7 +18,9 @@ use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 
 pub mod admin;
+pub mod admin_clients;
 pub mod admin_files;
+pub mod admin_users;
 pub mod auth;
 pub mod board;
 pub mod calculator;
@@ -30,11 +32,15 @@ pub mod extract;
 pub mod files;
 pub mod insights;
 pub mod invitations;
+pub mod lever_dictionary;
 pub mod levers;
 pub mod mappings;
+pub mod profile;
+pub mod qa;
 pub mod reports;
 pub mod runs;
 pub mod support;
+pub mod upload;
 pub mod validations;
 pub mod waitlist;
 
@@ -58,6 +64,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(waitlist::router())
         .merge(dashboard::router())
         .merge(admin::router())
+        .merge(admin_clients::router())
+        .merge(admin_users::router())
         .merge(admin_files::router())
         .merge(reports::router())
         .merge(runs::router())
@@ -72,6 +80,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(insights::router())
         .merge(calculator::router())
         .merge(support::router())
+        .merge(lever_dictionary::router())
+        .merge(profile::router())
+        .merge(qa::router())
         .merge(crate::realtime::ws::router())
 }
 

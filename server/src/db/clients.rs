@@ -167,14 +167,21 @@ pub struct SavingsRow {
     pub lever_breakdown: String,
 }
 
-/// Inserts or replaces one month of savings.
-pub async fn upsert_savings<'e>(ex: impl AnyExecutor<'e>, r: &SavingsRow) -> sqlx::Result<()> {
+/// Inserts or replaces one month of savings, with its change against the client's previous
+/// month on record (`delta_rwas`, `delta_bps`, migration 0014), and the change of the client's
+/// next month on record, if there is one, against it.
+pub async fn upsert_savings(conn: &mut sqlx::AnyConnection, r: &SavingsRow) -> sqlx::Result<()> {
     let now = super::now();
     sqlx::query(
-        "INSERT INTO savings_history (id, client_id, year, month, total_rwas, total_bps, monthly_growth_rate, lever_breakdown, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+        "INSERT INTO savings_history (id, client_id, year, month, total_rwas, total_bps, monthly_growth_rate, lever_breakdown, created_at, updated_at, delta_rwas, delta_bps)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9,
+           $5 - COALESCE((SELECT p.total_rwas FROM savings_history p WHERE p.client_id = $2
+               AND (p.year < $3 OR (p.year = $3 AND p.month < $4)) ORDER BY p.year DESC, p.month DESC LIMIT 1), 0),
+           $6 - COALESCE((SELECT p.total_bps FROM savings_history p WHERE p.client_id = $2
+               AND (p.year < $3 OR (p.year = $3 AND p.month < $4)) ORDER BY p.year DESC, p.month DESC LIMIT 1), 0))
          ON CONFLICT (client_id, year, month) DO UPDATE SET total_rwas = excluded.total_rwas, total_bps = excluded.total_bps,
-           monthly_growth_rate = excluded.monthly_growth_rate, lever_breakdown = excluded.lever_breakdown, updated_at = excluded.updated_at",
+           monthly_growth_rate = excluded.monthly_growth_rate, lever_breakdown = excluded.lever_breakdown, updated_at = excluded.updated_at,
+           delta_rwas = excluded.delta_rwas, delta_bps = excluded.delta_bps",
     )
     .bind(super::new_id())
     .bind(&r.client_id)
@@ -185,7 +192,20 @@ pub async fn upsert_savings<'e>(ex: impl AnyExecutor<'e>, r: &SavingsRow) -> sql
     .bind(r.monthly_growth_rate)
     .bind(&r.lever_breakdown)
     .bind(&now)
-    .execute(ex)
+    .execute(&mut *conn)
+    .await?;
+    // The next month on record (none when this is the latest, as for the sync) now follows this one.
+    sqlx::query(
+        "UPDATE savings_history SET delta_rwas = total_rwas - $4, delta_bps = total_bps - $5
+         WHERE id = (SELECT n.id FROM savings_history n WHERE n.client_id = $1
+             AND (n.year > $2 OR (n.year = $2 AND n.month > $3)) ORDER BY n.year, n.month LIMIT 1)",
+    )
+    .bind(&r.client_id)
+    .bind(r.year)
+    .bind(r.month)
+    .bind(r.total_rwas)
+    .bind(r.total_bps)
+    .execute(&mut *conn)
     .await?;
     Ok(())
 }

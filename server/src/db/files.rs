@@ -76,8 +76,8 @@ pub struct NewFile<'a> {
 #[tracing::instrument(skip(conn), err)]
 pub async fn insert(conn: &mut AnyConnection, f: &NewFile<'_>) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO client_files (id, client_id, name, original_name, file_path, file_type, content_type, size_bytes, uploaded_by, uploaded_at, lever_id, processed, object_key, processing_status)
-         VALUES ($1, $2, $3, $3, $4, $5, $6, $7, $8, $9, $10, 0, $4, $11)",
+        "INSERT INTO client_files (id, client_id, name, name_lower, original_name, file_path, file_type, content_type, size_bytes, uploaded_by, uploaded_at, lever_id, processed, object_key, processing_status)
+         VALUES ($1, $2, $3, lower($3), $3, $4, $5, $6, $7, $8, $9, $10, 0, $4, $11)",
     )
     .bind(f.id)
     .bind(f.client_id)
@@ -151,11 +151,12 @@ pub struct FileFilter {
     pub to_exclusive: Option<String>,
 }
 
-/// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
-fn like_pattern(q: &str) -> String {
+/// A "contains" pattern for `name_lower LIKE lower($n) ESCAPE '\'` (migration 0018): `%`, `_` and
+/// `\` escaped; the database lower-cases it with the same `lower()` that wrote `name_lower`.
+pub(crate) fn like_pattern(q: &str) -> String {
     let mut out = String::with_capacity(q.len() + 2);
     out.push('%');
-    for c in q.to_lowercase().chars() {
+    for c in q.chars() {
         if matches!(c, '%' | '_' | '\\') {
             out.push('\\');
         }
@@ -183,7 +184,7 @@ pub async fn list<'e>(
         sql.push_str(&fragment.replace("$?", &format!("${n}")));
     };
     if let Some(q) = filter.q.as_deref().filter(|q| !q.trim().is_empty()) {
-        next(&mut sql, " AND lower(f.name) LIKE $? ESCAPE '\\'");
+        next(&mut sql, " AND f.name_lower LIKE lower($?) ESCAPE '\\'");
         text_binds.push(like_pattern(q.trim()));
     }
     match &filter.lever {

@@ -8,15 +8,21 @@ use std::time::Duration;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 
+pub mod admin_clients;
+pub mod admin_users;
 pub mod board;
 pub mod classification;
 pub mod clients;
+pub mod dashboard;
 pub mod file_admin;
 pub mod files;
 pub mod insights;
+pub mod lever_files;
 pub mod levers;
 pub mod mappings;
 pub mod misc;
+pub mod profile;
+pub mod qa;
 pub mod reports;
 pub mod runs;
 pub mod savings;
@@ -141,14 +147,16 @@ impl Db {
 }
 
 /// PostgreSQL only, outside the shared migrations (SQLite has no such index): a trigram index on
-/// file names, so that the administrators' free-text search (`ILIKE '%...%'`) reads the files
-/// whose names hold the text instead of every row. `pg_trgm` is a trusted extension (the
+/// the lower-cased file names (`name_lower`, migration 0018), so that the administrators'
+/// free-text search (`LIKE '%...%'`) reads the files whose names hold the text instead of every
+/// row. `pg_trgm` is a trusted extension (the
 /// database's owner may create it); without it the search still works, reading every row, and a
 /// warning says so. Idempotent, and harmless when several instances start together.
 async fn postgres_name_search(pool: &AnyPool) {
     for statement in [
         "CREATE EXTENSION IF NOT EXISTS pg_trgm",
-        "CREATE INDEX IF NOT EXISTS client_files_name_trgm ON client_files USING gin (name gin_trgm_ops)",
+        "DROP INDEX IF EXISTS client_files_name_trgm",
+        "CREATE INDEX IF NOT EXISTS client_files_name_lower_trgm ON client_files USING gin (name_lower gin_trgm_ops)",
     ] {
         if let Err(e) = pool.execute(statement).await {
             tracing::warn!(error = %e, statement, "file name search index unavailable: searches read every file row");

@@ -315,6 +315,9 @@ pub struct Finish<'a> {
     pub error: Option<&'a str>,
     /// JSON result.
     pub result: Option<&'a str>,
+    /// JSON of the analysis' totals and breakdowns (`service::qa::facts::RunFacts`), completed
+    /// runs only.
+    pub facts: Option<&'a str>,
     /// The final figures.
     pub progress: ProgressWrite<'a>,
     /// Now.
@@ -337,7 +340,7 @@ pub async fn finish(
         "UPDATE processing_runs SET state = $1, stage = $2, lever_id = COALESCE($3, lever_id),
             error = $4, result = $5, rows_read = $6, rows_total = $7, rows_done = $8,
             rows_matched = $9, seq = $10, finished_at = $11, heartbeat_at = $11,
-            lease_until = NULL
+            lease_until = NULL, facts = $15
          WHERE id = $12 AND owner = $13 AND attempts = $14 AND state = 'running'",
     )
     .bind(f.state)
@@ -354,6 +357,7 @@ pub async fn finish(
     .bind(id)
     .bind(owner)
     .bind(attempt)
+    .bind(f.facts)
     .execute(conn)
     .await?
     .rows_affected();

@@ -73,3 +73,17 @@ pub async fn client_totals<'e>(
     .fetch_optional(ex)
     .await
 }
+
+/// The RWA savings an administrator typed for a client (`None` when none was, or no client).
+#[tracing::instrument(skip(ex), err)]
+pub async fn manual_savings<'e>(
+    ex: impl AnyExecutor<'e>,
+    client_id: &str,
+) -> sqlx::Result<Option<f64>> {
+    let row: Option<(Option<f64>,)> =
+        sqlx::query_as("SELECT manual_savings_rwas FROM clients WHERE id = $1")
+            .bind(client_id)
+            .fetch_optional(ex)
+            .await?;
+    Ok(row.and_then(|r| r.0))
+}

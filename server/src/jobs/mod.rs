@@ -1,4 +1,5 @@
-//! Background work done outside a request: processing runs ([`runs`]). Jobs call `service/`
+//! Background work done outside a request: processing runs ([`runs`]) and the recovery of lever
+//! renames cut short ([`crate::service::lever_dictionary::start_recovery`]). Jobs call `service/`
 //! (the same rules, transactions and events as the API) and know no HTTP.
 //!
 //! `serve` starts the workers with [`start`]; commands that only build the state (such as
@@ -11,4 +12,6 @@ use crate::state::AppState;
 /// Starts this instance's background workers (none when `RUN_CONCURRENCY` is 0).
 pub fn start(state: &AppState) {
     runs::start(state);
+    // Lever renames cut short by a crash are undone or finished (lever dictionary).
+    crate::service::lever_dictionary::start_recovery(state);
 }

@@ -702,9 +702,13 @@ async fn work(
         store_ms = (started.elapsed() - engined).as_millis() as u64,
         "processing run analysed"
     );
+    let facts = Some(Box::new(crate::service::qa::facts::RunFacts::from_summary(
+        &report.summary,
+    )));
     Ok(Outcome::Completed {
         processed_key: key.as_str().to_string(),
         result,
+        facts,
     })
 }
 

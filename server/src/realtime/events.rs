@@ -103,6 +103,21 @@ pub enum Event {
     /// A calculator scenario of a client was deleted.
     #[serde(rename = "scenario.deleted")]
     ScenarioDeleted(ScenarioChange),
+    /// A lever of the dictionary or its analysis files changed (added, edited, renamed with its
+    /// files moved, deleted).
+    #[serde(rename = "levers.changed")]
+    LeversChanged(LeverChange),
+    /// A client's project settings (name, description) changed.
+    #[serde(rename = "project.updated")]
+    ProjectUpdated(ProjectChange),
+    /// A client was created, edited (details, official figures, savings) or its members changed
+    /// (the Clients page and the client data room).
+    #[serde(rename = "client.changed")]
+    ClientChanged(ClientChange),
+    /// A user was created, edited, deleted or their client memberships changed (User
+    /// Management).
+    #[serde(rename = "user.changed")]
+    UserChanged(UserChange),
     /// The subscription is active from the frame's `seq` on.
     #[serde(rename = "subscribed")]
     Subscribed,
@@ -157,6 +172,10 @@ impl Event {
             Event::SuggestionsChanged => "suggestions.changed",
             Event::ScenarioSaved(_) => "scenario.saved",
             Event::ScenarioDeleted(_) => "scenario.deleted",
+            Event::LeversChanged(_) => "levers.changed",
+            Event::ProjectUpdated(_) => "project.updated",
+            Event::ClientChanged(_) => "client.changed",
+            Event::UserChanged(_) => "user.changed",
             Event::Subscribed => "subscribed",
             Event::Unsubscribed(_) => "unsubscribed",
             Event::Denied(_) => "denied",
@@ -204,6 +223,39 @@ pub struct ClassificationReviewed {
 pub struct LeverChange {
     /// The lever.
     pub lever_id: String,
+}
+
+/// Which client's project settings changed (`project.updated`): screens refetch them.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ProjectChange {
+    /// The client.
+    pub client_id: String,
+}
+
+/// Which client changed and how (`client.changed`): the Clients page and the client's data room
+/// refetch it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ClientChange {
+    /// The client.
+    pub client_id: String,
+    /// `created`, `updated`, `savings` or `members`.
+    pub what: &'static str,
+}
+
+/// Which user changed (`user.changed`; several at once for bulk changes): User Management
+/// refetches its list.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct UserChange {
+    /// The users.
+    pub user_ids: Vec<String>,
+    /// `created`, `updated`, `deleted` or `memberships`.
+    pub what: &'static str,
 }
 
 /// Why a subscription ended or was refused.

@@ -113,6 +113,31 @@ pub async fn current_seq<'e>(ex: impl AnyExecutor<'e>, topic: &str) -> sqlx::Res
     Ok(row.map_or(0, |r| r.0))
 }
 
+/// The last sequence numbers of several topics in one read (0 for a topic before its first
+/// event), in the order given: a socket subscribing to a page's worth of topics reads them at
+/// once instead of holding its frames back behind one read per topic.
+pub async fn current_seqs<'e>(ex: impl AnyExecutor<'e>, topics: &[&str]) -> sqlx::Result<Vec<i64>> {
+    if topics.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders = (1..=topics.len())
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    // Only numbered placeholders are formatted in; the topics are bound.
+    let sql = format!("SELECT topic, seq FROM realtime_topics WHERE topic IN ({placeholders})");
+    let mut query = sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql));
+    for t in topics {
+        query = query.bind(*t);
+    }
+    let found: std::collections::HashMap<String, i64> =
+        query.fetch_all(ex).await?.into_iter().collect();
+    Ok(topics
+        .iter()
+        .map(|t| found.get(*t).copied().unwrap_or(0))
+        .collect())
+}
+
 /// Counters of the hub, for tests, metrics and the load test.
 #[derive(Debug, Default)]
 pub struct Stats {

@@ -8,24 +8,26 @@
 //! | `client:{client_id}:savings` | savings and dashboard figures | the client's members, admins |
 //! | `client:{client_id}:reports` | report list changes (reports and folders) | the client's members, admins |
 //! | `client:{client_id}:scenarios` | saved calculator scenarios | the client's members, admins |
+//! | `client:{client_id}:settings` | the client's project settings (name, description) | the client's members, admins |
 //! | `client:{client_id}:run:{run_id}` | progress of one processing run | the client's members, admins |
-//! | `admin:runs`, `admin:files`, `admin:dashboard`, `admin:validations`, `admin:classification`, `admin:columns` (column definitions), `admin:mappings` (universal column-mapping suggestions and the global-learning switch) | admin-wide views | admins |
+//! | `admin:runs`, `admin:files`, `admin:dashboard`, `admin:validations`, `admin:classification`, `admin:columns` (column definitions), `admin:mappings` (universal column-mapping suggestions and the global-learning switch), `admin:levers` (the lever dictionary and its analysis files), `admin:clients` (the Clients page: clients created, edited, their members), `admin:users` (User Management) | admin-wide views | admins |
 //!
 //! A processing run's topic names its client so that the subscription check needs no lookup.
 
 use crate::auth::AuthUser;
 
 /// The per-client areas that have a topic.
-pub const CLIENT_AREAS: [&str; 6] = [
+pub const CLIENT_AREAS: [&str; 7] = [
     "board",
     "files",
     "validations",
     "savings",
     "reports",
     "scenarios",
+    "settings",
 ];
 /// The admin-wide topics' areas.
-pub const ADMIN_AREAS: [&str; 7] = [
+pub const ADMIN_AREAS: [&str; 10] = [
     "runs",
     "files",
     "dashboard",
@@ -33,6 +35,9 @@ pub const ADMIN_AREAS: [&str; 7] = [
     "classification",
     "columns",
     "mappings",
+    "levers",
+    "clients",
+    "users",
 ];
 /// Longest accepted topic name.
 pub const MAX_TOPIC_LEN: usize = 200;
@@ -161,7 +166,7 @@ mod tests {
         }
         for s in [
             "client:abc:other",
-            "admin:users",
+            "admin:nope",
             "client::board",
             "client:a b:board",
             "board",

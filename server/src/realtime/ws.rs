@@ -30,7 +30,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::events::{ErrorMessage, Event, Reason};
-use super::{Conn, Hub, SubscribeOutcome, close, current_seq, encode};
+use super::{Conn, Hub, SubscribeOutcome, close, current_seqs, encode};
 use crate::db::Db;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -146,10 +146,15 @@ where
                 last_heard = Instant::now();
                 match msg {
                     Some(Ok(Message::Text(t))) => {
-                        for reply in handle(hub, db, conn, t.as_str()).await {
-                            if sink.send(Message::Text(reply)).await.is_err() {
-                                return None;
+                        let replies = handle(hub, db, conn, t.as_str()).await;
+                        let send = async {
+                            for reply in replies {
+                                sink.feed(Message::Text(reply)).await?;
                             }
+                            sink.flush().await
+                        };
+                        if send.await.is_err() {
+                            return None;
                         }
                     }
                     Some(Ok(Message::Binary(_))) => {
@@ -209,51 +214,69 @@ async fn handle(hub: &Hub, db: &Db, conn: &Arc<Conn>, text: &str) -> Vec<Utf8Byt
     match req {
         Request::Ping => vec![encode("", 0, &Event::Pong)],
         Request::Subscribe { topics } => {
-            let mut out = Vec::with_capacity(topics.len());
-            for t in topics.iter().take(super::MAX_SUBSCRIPTIONS) {
-                match hub.subscribe(conn, t) {
-                    SubscribeOutcome::Subscribed => {
-                        // Read after registering: an event committed later has a higher seq and
-                        // reaches this connection.
-                        match current_seq(&db.pool, t).await {
-                            Ok(seq) => out.push(encode(t, seq, &Event::Subscribed)),
-                            Err(e) => {
-                                tracing::warn!(error = %e, "reading a topic sequence failed");
-                                hub.unsubscribe(conn, t);
-                                out.push(encode(
-                                    t,
-                                    0,
-                                    &Event::Error(ErrorMessage {
-                                        message: "Subscription failed, retry".into(),
-                                    }),
-                                ));
-                            }
-                        }
+            let topics: Vec<&str> = topics
+                .iter()
+                .take(super::MAX_SUBSCRIPTIONS)
+                .map(String::as_str)
+                .collect();
+            let outcomes: Vec<SubscribeOutcome> =
+                topics.iter().map(|t| hub.subscribe(conn, t)).collect();
+            // Read after registering: an event committed later has a higher seq and reaches this
+            // connection. One read for all the topics subscribed.
+            let subscribed: Vec<&str> = topics
+                .iter()
+                .zip(&outcomes)
+                .filter(|(_, o)| matches!(o, SubscribeOutcome::Subscribed))
+                .map(|(t, _)| *t)
+                .collect();
+            let seqs = match current_seqs(&db.pool, &subscribed).await {
+                Ok(seqs) => Some(seqs.into_iter()),
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading topic sequences failed");
+                    for t in &subscribed {
+                        hub.unsubscribe(conn, t);
                     }
-                    SubscribeOutcome::UnknownTopic => out.push(encode(
+                    None
+                }
+            };
+            let mut seqs = seqs;
+            topics
+                .iter()
+                .zip(outcomes)
+                .map(|(t, outcome)| match outcome {
+                    SubscribeOutcome::Subscribed => match seqs.as_mut().and_then(Iterator::next) {
+                        Some(seq) => encode(t, seq, &Event::Subscribed),
+                        None => encode(
+                            t,
+                            0,
+                            &Event::Error(ErrorMessage {
+                                message: "Subscription failed, retry".into(),
+                            }),
+                        ),
+                    },
+                    SubscribeOutcome::UnknownTopic => encode(
                         t,
                         0,
                         &Event::Denied(Reason {
                             reason: "unknown_topic",
                         }),
-                    )),
-                    SubscribeOutcome::Forbidden => out.push(encode(
+                    ),
+                    SubscribeOutcome::Forbidden => encode(
                         t,
                         0,
                         &Event::Denied(Reason {
                             reason: "forbidden",
                         }),
-                    )),
-                    SubscribeOutcome::TooMany => out.push(encode(
+                    ),
+                    SubscribeOutcome::TooMany => encode(
                         t,
                         0,
                         &Event::Denied(Reason {
                             reason: "too_many_subscriptions",
                         }),
-                    )),
-                }
-            }
-            out
+                    ),
+                })
+                .collect()
         }
         Request::Unsubscribe { topics } => topics
             .iter()

@@ -136,9 +136,11 @@ pub async fn create(
             .unwrap_or_default(),
         role.as_str()
     );
+    // Delivered before answering when SMTP is configured, so `invite_sent` is the truth (User
+    // Management then shows a temporary password instead).
     let invite_sent = state
         .mailer
-        .send(
+        .send_now(
             &state.db,
             &email,
             "You are invited to the Capital Optimization Portal",
@@ -187,7 +189,8 @@ pub async fn accept(
     check_person(name, last_name)?;
     password::check_strong(form.password)?;
     let hash = password::hash(form.password).await?;
-    let mut ch = Change::begin_unannounced(state).await?;
+    // On User Management's topic: open lists show the new user at once.
+    let mut ch = Change::begin(state, super::admin_clients::users_topic()).await?;
     let inv = sessions::live_invitation(ch.conn(), &hash_token(token.trim()))
         .await?
         .ok_or_else(invalid_invitation)?;
@@ -217,11 +220,15 @@ pub async fn accept(
     } else if let Some(cid) = inv.client_id.as_deref() {
         users::add_to_client(ch.conn(), cid, &user_id, None).await?;
     }
-    ch.commit_unannounced(
+    ch.commit_by(
         AuditActor {
             user_id: Some(&user_id),
             ip,
         },
+        crate::realtime::Event::UserChanged(crate::realtime::events::UserChange {
+            user_ids: vec![user_id.clone()],
+            what: "created",
+        }),
         Audit {
             event_type: "invitation_accepted",
             entity_type: "user",

@@ -10,6 +10,8 @@
 //! only after the commit succeeded, so no area can announce a change that did not happen, or make
 //! one without its audit trail.
 
+pub mod admin_clients;
+pub mod admin_users;
 pub mod auth;
 pub mod board;
 pub mod calculator;
@@ -19,8 +21,11 @@ pub mod dashboard;
 pub mod files;
 pub mod insights;
 pub mod invitations;
+pub mod lever_dictionary;
 pub mod levers;
 pub mod mappings;
+pub mod profile;
+pub mod qa;
 pub mod reports;
 pub mod runs;
 pub mod savings;

@@ -566,6 +566,9 @@ pub enum Outcome {
         processed_key: String,
         /// The result.
         result: RunResult,
+        /// The analysis' totals and breakdowns, kept with the run for the Q&A agent (`None`
+        /// stores none: the agent then answers from the result's counts only).
+        facts: Option<Box<crate::service::qa::facts::RunFacts>>,
     },
     /// Classified below the confidence threshold: zero savings until reviewed.
     PendingReview {
@@ -636,6 +639,12 @@ pub async fn finish(
         Some(r) => Some(serde_json::to_string(r).map_err(|e| ApiError::Internal(e.into()))?),
         None => None,
     };
+    let facts_json = match &outcome {
+        Outcome::Completed { facts: Some(f), .. } => {
+            Some(serde_json::to_string(f).map_err(|e| ApiError::Internal(e.into()))?)
+        }
+        _ => None,
+    };
     let finished = db::finish(
         change.conn(),
         &run.id,
@@ -646,6 +655,7 @@ pub async fn finish(
             lever_id: lever_id.as_deref(),
             error: error.as_deref(),
             result: result_json.as_deref(),
+            facts: facts_json.as_deref(),
             progress: db::ProgressWrite {
                 stage: "done",
                 rows_read: figures.rows_read,
@@ -670,6 +680,7 @@ pub async fn finish(
         Outcome::Completed {
             processed_key,
             result,
+            ..
         } => {
             db::set_file_result(
                 change.conn(),

@@ -61,7 +61,8 @@ pub async fn figures(conn: &mut AnyConnection, client_id: &str) -> ApiResult<db:
         .ok_or_else(|| ApiError::not_found("Client not found"))
 }
 
-/// Recomputes a client's savings from its processed files, in the caller's transaction: the
+/// Recomputes a client's savings from its processed files (when their sum is above 0; else the
+/// administrator's typed figure, `clients.manual_savings_rwas`, or 0), in the caller's transaction: the
 /// totals (`cet1_savings_rwas`, `cet1_savings_bps` through [`bps`], `last_updated`) and the
 /// current month's `savings_history` row (total, bps, lever breakdown of lever id to RWAs,
 /// growth in percent against the previous month's total, 0 when that is absent or 0). Running
@@ -70,7 +71,16 @@ pub async fn figures(conn: &mut AnyConnection, client_id: &str) -> ApiResult<db:
 pub async fn resync_client(conn: &mut AnyConnection, client_id: &str) -> ApiResult<SavingsChanged> {
     let fig = figures(conn, client_id).await?;
     let by_lever = db::file_savings_by_lever(&mut *conn, client_id).await?;
-    let total: f64 = by_lever.iter().map(|(_, v)| *v).sum();
+    let files_total: f64 = by_lever.iter().map(|(_, v)| *v).sum();
+    // The files' sum when there is one (the automatic sync rule of spec 000 section 4), else the
+    // figure an administrator typed (the Clients page), else 0.
+    let total = if files_total > 0.0 {
+        files_total
+    } else {
+        db::manual_savings(&mut *conn, client_id)
+            .await?
+            .unwrap_or(0.0)
+    };
     let total_bps = bps(&fig, total);
     let mut breakdown = serde_json::Map::new();
     for (lever, rwas) in &by_lever {

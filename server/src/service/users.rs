@@ -18,13 +18,18 @@ pub async fn set_role(state: &AppState, admin: &Actor, user_id: &str, role: &str
     if admin.user.id == user_id {
         return Err(ApiError::validation("You cannot change your own role"));
     }
-    let mut ch = Change::begin_unannounced(state).await?;
+    // On User Management's topic, so every open list shows the new role at once.
+    let mut ch = Change::begin(state, super::admin_clients::users_topic()).await?;
     let before = users::by_id(ch.conn(), user_id)
         .await?
         .ok_or_else(|| ApiError::not_found("User not found"))?;
     users::set_role(ch.conn(), user_id, role.as_str()).await?;
-    ch.commit_unannounced(
-        admin.audited(),
+    ch.commit(
+        admin,
+        crate::realtime::Event::UserChanged(crate::realtime::events::UserChange {
+            user_ids: vec![user_id.to_string()],
+            what: "updated",
+        }),
         Audit {
             event_type: "role_changed",
             entity_type: "user",

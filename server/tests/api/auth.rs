@@ -430,14 +430,14 @@ async fn admin_dashboard_metrics_are_computed_from_the_data() {
     assert_eq!(st, StatusCode::OK);
     let clients = server::db::clients::list(&app.state.db.pool).await.unwrap();
     let total: f64 = clients.iter().map(|c| c.cet1_savings_rwas).sum();
-    assert_eq!(m["total_clients"], 2);
-    assert!((m["total_value"].as_f64().unwrap() - total).abs() < 1e-6);
+    assert_eq!(m["clients"]["value"], 2.0);
+    assert!((m["capital"]["value"].as_f64().unwrap() - total).abs() < 1e-6);
     assert!(total > 0.0);
     assert_eq!(
-        m["total_levers"], 6,
+        m["levers"]["value"], 6.0,
         "Bank A uses 4 levers, Bank B 3, PSE in both"
     );
-    assert!(m["previous_total"].as_f64().unwrap() < total);
+    assert!(m["capital"]["previous"].as_f64().unwrap() < total);
     // A new client changes the count at once.
     server::db::clients::insert(
         &app.state.db.pool,
@@ -454,8 +454,8 @@ async fn admin_dashboard_metrics_are_computed_from_the_data() {
     .await
     .unwrap();
     assert_eq!(
-        s.json("/api/admin/dashboard/metrics").await.1["total_clients"],
-        3
+        s.json("/api/admin/dashboard/metrics").await.1["clients"]["value"],
+        3.0
     );
 }
 

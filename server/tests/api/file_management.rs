@@ -59,9 +59,9 @@ async fn insert_file(
 ) -> String {
     let id = uuid::Uuid::new_v4().to_string();
     sqlx::query(
-        "INSERT INTO client_files (id, client_id, name, original_name, file_path, file_type,
+        "INSERT INTO client_files (id, client_id, name, name_lower, original_name, file_path, file_type,
             uploaded_at, lever_id, processed, savings_rwas, savings_bps, processing_status)
-         VALUES ($1, $2, $3, $3, '', 'csv', $4, $5, $6, $7, $8, $9)",
+         VALUES ($1, $2, $3, lower($3), $3, '', 'csv', $4, $5, $6, $7, $8, $9)",
     )
     .bind(&id)
     .bind(client)
@@ -598,6 +598,18 @@ async fn every_edit_is_in_the_history_and_bad_input_changes_nothing() {
     ] {
         let (st, v) = send(&admin, reqwest::Method::PATCH, &path, b).await;
         assert_eq!(st, StatusCode::OK, "{v}");
+    }
+    // The search reads the renamed file under its new name, in any case, and no longer under
+    // its old one (the lower-cased copy of the name moves with it).
+    for (q, want) in [("RENAMED", 1), ("Renamed.CSV", 1), ("edit me", 0)] {
+        let (st, v) = admin
+            .json(&format!(
+                "/api/admin/files?q={}&client_id={a}",
+                q.replace(' ', "%20")
+            ))
+            .await;
+        assert_eq!(st, StatusCode::OK);
+        assert_eq!(v["total"], want, "{q}: {v}");
     }
     let pse = lever_id(&app, "pse").await;
     let (st, _) = send(

@@ -4,17 +4,23 @@
 
 mod helpers;
 
+mod admin_clients;
 mod admin_config;
+mod admin_users;
 mod auth;
 mod board;
 mod calculator;
 mod classification;
 mod contract;
+mod dashboard;
 mod file_management;
 mod files;
 mod insights;
 mod invitations;
+mod lever_dictionary;
 mod matrix;
+mod profile;
+mod qa;
 mod realtime;
 mod reports;
 mod runs;

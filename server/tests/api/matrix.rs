@@ -106,6 +106,10 @@ enum Needs {
     Scenario,
     /// An enhanced-AI classification of a stored file of Bank A waiting for review.
     Classification,
+    /// An analysis file of a new lever of the dictionary (uploaded by the admin).
+    LeverFile,
+    /// A user who is a member of Bank A (written directly), for the routes that remove one.
+    User,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -207,9 +211,50 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/clients", Rule::SignedIn, 200),
     // Back office.
     route("GET", "/api/admin/dashboard/metrics", Rule::Admin, 200),
+    route("GET", "/api/admin/dashboard/evolution", Rule::Admin, 200),
+    route("GET", "/api/admin/dashboard/overview", Rule::Admin, 200),
+    route("GET", "/api/admin/dashboard/levers", Rule::Admin, 200),
+    route("GET", "/api/admin/dashboard/clients", Rule::Admin, 200),
+    route("GET", "/api/admin/dashboard/clients/{client_id}/levers", Rule::Admin, 200),
+    route("GET", "/api/admin/dashboard/export", Rule::Admin, 200),
+    route("GET", "/api/dashboard", Rule::ClientRead, 200).on_client(),
+    route("GET", "/api/dashboard/export", Rule::ClientRead, 200).on_client(),
     route("GET", "/api/admin/outbox", Rule::Admin, 200),
     route("PUT", "/api/admin/users/{id}/role", Rule::Admin, 200)
         .body(|_| Some(json!({"role": "viewer"}))),
+    // Clients and the client data room (administrators; `{client_id}` is Bank A, its details
+    // written back unchanged).
+    route("GET", "/api/admin/clients", Rule::Admin, 200),
+    route("POST", "/api/admin/clients", Rule::Admin, 201).body(|f| {
+        Some(json!({"name": format!("Matrix client {}", f.unique), "description": "Matrix", "fromDate": "2024-02-01"}))
+    }),
+    route("GET", "/api/admin/clients/{client_id}", Rule::Admin, 200),
+    route("PUT", "/api/admin/clients/{client_id}", Rule::Admin, 200).body(|_| {
+        Some(json!({"name": "Bank A", "description": "Spanish retail and commercial bank (demo data)", "fromDate": "2024-01-01",
+            "officialCet1Capital": 6_530_000_000.0_f64, "officialTotalRwas": 48_200_000_000.0_f64}))
+    }),
+    route("PUT", "/api/admin/clients/{client_id}/savings", Rule::Admin, 200)
+        .body(|_| Some(json!({"cet1SavingsRwas": 1_000_000.0}))),
+    route("PUT", "/api/admin/clients/{client_id}/members/{user_id}", Rule::Admin, 204)
+        .body(|_| Some(json!({"role": "member"}))),
+    route("DELETE", "/api/admin/clients/{client_id}/members/{user_id}", Rule::Admin, 204)
+        .needs(Needs::User),
+    route("POST", "/api/admin/clients/sync-admins", Rule::Admin, 200),
+    // User Management (administrators; `{id}` is Bank A's viewer, or a fresh user to remove).
+    route("GET", "/api/admin/users", Rule::Admin, 200),
+    route("POST", "/api/admin/users", Rule::Admin, 201).body(|f| {
+        Some(json!({"name": "New", "lastName": "User", "email": format!("new-{}@bank-a.example", f.unique), "role": "user", "clientId": f.client}))
+    }),
+    route("GET", "/api/admin/users/export", Rule::Admin, 200),
+    route("POST", "/api/admin/users/email", Rule::Admin, 200)
+        .body(|_| Some(json!({"subject": "Matrix", "message": "Matrix", "q": "nobody-matches-this"}))),
+    route("POST", "/api/admin/users/assign-client", Rule::Admin, 200)
+        .body(|f| Some(json!({"userIds": [f.viewer_id], "clientId": f.client, "role": "member"}))),
+    route("GET", "/api/admin/users/{id}", Rule::Admin, 200),
+    route("PATCH", "/api/admin/users/{id}", Rule::Admin, 200).body(|f| {
+        Some(json!({"name": "Victor", "lastName": "Viewer", "email": "viewer@example.com", "company": "Bank A", "role": "viewer", "clientIds": [f.client]}))
+    }),
+    route("DELETE", "/api/admin/users/{id}", Rule::Admin, 204).needs(Needs::User),
     // File Management (every client's files; lever "lever-pse" is migration 0007's).
     route("GET", "/api/admin/files", Rule::Admin, 200),
     route("POST", "/api/admin/files/assign-lever", Rule::Admin, 200)
@@ -295,6 +340,14 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/insights/runs/{run_id}/export", Rule::ClientRead, 200)
         .on_client()
         .needs(Needs::CompletedRun),
+    // The Q&A agent: a client's readers ask about its files (one in focus here) and keep their
+    // own conversation.
+    route("POST", "/api/qa/ask", Rule::ClientRead, 200)
+        .on_client()
+        .needs(Needs::File)
+        .body(|f| Some(json!({"question": "Total exposures in this file", "fileId": f.fresh}))),
+    route("GET", "/api/qa/conversation", Rule::ClientRead, 200).on_client(),
+    route("DELETE", "/api/qa/conversation", Rule::ClientRead, 204).on_client(),
     // Processing runs of every client (administrators).
     route("GET", "/api/admin/runs", Rule::Admin, 200),
     route("GET", "/api/admin/runs/{run_id}", Rule::Admin, 200).needs(Needs::Run),
@@ -392,6 +445,40 @@ const ROUTES: &[Route] = &[
         .needs(Needs::Scenario),
     // FAQ & Support.
     route("GET", "/api/support", Rule::SignedIn, 200),
+    // The lever dictionary (administrators).
+    route("GET", "/api/admin/levers", Rule::Admin, 200),
+    route("POST", "/api/admin/levers", Rule::Admin, 201).body(|f| {
+        Some(json!({"name": format!("Dictionary lever {}", f.unique), "category": "Assets", "description": "Matrix"}))
+    }),
+    route("PUT", "/api/admin/levers/{lever_id}", Rule::Admin, 200)
+        .needs(Needs::BareLever)
+        .body(|f| {
+            Some(json!({"name": format!("Renamed lever {}", f.unique), "category": "Other", "description": ""}))
+        }),
+    route("DELETE", "/api/admin/levers/{lever_id}", Rule::Admin, 204).needs(Needs::BareLever),
+    route("PUT", "/api/admin/levers/{lever_id}/category", Rule::Admin, 200)
+        .needs(Needs::BareLever)
+        .body(|_| Some(json!({"category": "CRMT"}))),
+    route("GET", "/api/admin/levers/{lever_id}/files", Rule::Admin, 200).needs(Needs::BareLever),
+    // Without a multipart body.
+    route("POST", "/api/admin/levers/{lever_id}/files", Rule::Admin, 400).needs(Needs::BareLever),
+    route("GET", "/api/admin/lever-files/{file_id}/download", Rule::Admin, 200)
+        .needs(Needs::LeverFile),
+    route("DELETE", "/api/admin/lever-files/{file_id}", Rule::Admin, 204).needs(Needs::LeverFile),
+    // Settings and profile: one's own profile, colleagues' avatars (the viewer has none), the
+    // client's project settings, the configuration administrators see.
+    route("GET", "/api/profile", Rule::SignedIn, 200),
+    route("PUT", "/api/profile", Rule::SignedIn, 200)
+        .body(|f| Some(json!({"name": "Matrix", "lastName": format!("User {}", f.unique)}))),
+    // Without a multipart body.
+    route("PUT", "/api/profile/avatar", Rule::SignedIn, 400),
+    route("DELETE", "/api/profile/avatar", Rule::SignedIn, 200),
+    route("GET", "/api/users/{user_id}/avatar", Rule::SignedIn, 404),
+    route("GET", "/api/project-settings", Rule::ClientRead, 200).on_client(),
+    route("PUT", "/api/project-settings", Rule::ClientWrite, 200)
+        .on_client()
+        .body(|f| Some(json!({"name": "Bank A", "description": format!("Matrix {}", f.unique)}))),
+    route("GET", "/api/admin/configuration", Rule::Admin, 200),
     // Sockets, called without the upgrade: 401 anonymous, 426 signed in.
     route("GET", "/api/ws", Rule::SignedIn, 426),
     route("GET", "/api/collab/{report_id}", Rule::SignedIn, 426).needs(Needs::Report),
@@ -591,6 +678,55 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             )
             .await
         }
+        Needs::LeverFile => {
+            let lever = server::db::clients::insert_lever(
+                &app.state.db.pool,
+                None,
+                &format!("Matrix files lever {n}"),
+                "",
+                "Assets",
+            )
+            .await
+            .unwrap();
+            let csrf = admin.cookie("capopt_csrf").unwrap_or_default();
+            let form = reqwest::multipart::Form::new().part(
+                "files",
+                reqwest::multipart::Part::bytes(b"NIF,Exposure_Amount\nQ2826000H,1\n".to_vec())
+                    .file_name(format!("analysis-{n}.csv")),
+            );
+            let r = admin
+                .http
+                .post(format!("{}/api/admin/levers/{lever}/files", admin.base))
+                .header("x-csrf-token", csrf)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap();
+            let (st, v) = body_of(r).await;
+            assert_eq!(st, StatusCode::CREATED, "{v}");
+            v[0]["id"].as_str().expect("lever file id").to_string()
+        }
+        Needs::User => {
+            let id = server::db::users::insert(
+                &app.state.db.pool,
+                &server::db::users::NewUser {
+                    email: &format!("matrix-user-{n}@bank-a.example"),
+                    password_hash: None,
+                    name: "Matrix",
+                    last_name: "User",
+                    role: "user",
+                    company: Some("Bank A"),
+                    terms_accepted_at: None,
+                    password_changed_at: None,
+                },
+            )
+            .await
+            .unwrap();
+            server::db::users::add_to_client(&app.state.db.pool, &f.client, &id, None)
+                .await
+                .unwrap();
+            id
+        }
         Needs::BareLever => server::db::clients::insert_lever(
             &app.state.db.pool,
             None,
@@ -614,7 +750,7 @@ async fn queued_run(app: &TestApp, client: &str, n: usize) -> String {
         .unwrap();
     let mut tx = app.state.db.pool.begin().await.unwrap();
     sqlx::query(
-        "INSERT INTO client_files (id, client_id, name, file_path, uploaded_at) VALUES ($1, $2, $3, '', $4)",
+        "INSERT INTO client_files (id, client_id, name, name_lower, file_path, uploaded_at) VALUES ($1, $2, $3, lower($3), '', $4)",
     )
     .bind(&file_id)
     .bind(client)
@@ -702,6 +838,7 @@ async fn completed_run(app: &TestApp, client: &str, n: usize) -> String {
             server::service::runs::Outcome::Completed {
                 processed_key: format!("clients/{client}/output/matrix-run-{n}.csv"),
                 result,
+                facts: None,
             },
             server::service::runs::Figures::default(),
             row.seq + 1,
@@ -826,6 +963,7 @@ async fn pending_validation(app: &TestApp, client: &str, n: usize) -> String {
             server::service::runs::Outcome::Completed {
                 processed_key: format!("clients/{client}/output/matrix-{n}.csv"),
                 result,
+                facts: None,
             },
             server::service::runs::Figures::default(),
             row.seq + 1,
@@ -930,7 +1068,16 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .path
                 .replace(
                     "{id}",
-                    if r.path.starts_with("/api/admin/users") {
+                    if r.path.starts_with("/api/admin/users") && f.fresh.is_empty() {
+                        &f.viewer_id
+                    } else {
+                        &f.fresh
+                    },
+                )
+                .replace("{client_id}", &f.client)
+                .replace(
+                    "{user_id}",
+                    if f.fresh.is_empty() {
                         &f.viewer_id
                     } else {
                         &f.fresh
@@ -947,6 +1094,8 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{suggestion_id}", &f.fresh)
                 .replace("{validation_id}", &f.fresh)
                 .replace("{scenario_id}", &f.fresh)
+                .replace("{client_id}", &f.client)
+                .replace("{user_id}", &f.viewer_id)
                 .replace("{token}", "no-such-invitation-token");
             let url = format!(
                 "{}{}{}",

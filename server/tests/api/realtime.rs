@@ -271,6 +271,30 @@ async fn events_follow_the_topic_sequence_and_pings_are_answered() {
         let ev = ws.next_json(WAIT).await.unwrap();
         assert_eq!(ev["seq"].as_i64(), Some(start + 1 + i));
     }
+    // Several topics in one request (their sequence numbers are read at once): each answer in
+    // the order asked, with its own topic's last sequence number, a refusal in between.
+    let bank_b = client_id(&app, "Bank B").await;
+    let mut second = Ws::connect(&a).await;
+    let savings = format!("client:{bank_a}:savings");
+    let ans = second
+        .subscribe(&[&topic, &format!("client:{bank_b}:board"), &savings])
+        .await;
+    let got: Vec<_> = ans
+        .iter()
+        .map(|a| (a["topic"].as_str(), a["type"].as_str(), a["seq"].as_i64()))
+        .collect();
+    assert_eq!(
+        got[0],
+        (Some(topic.as_str()), Some("subscribed"), Some(start + 5))
+    );
+    assert_eq!(
+        (got[1].1, ans[1]["data"]["reason"].as_str()),
+        (Some("denied"), Some("forbidden"))
+    );
+    assert_eq!(
+        got[2],
+        (Some(savings.as_str()), Some("subscribed"), Some(0))
+    );
     ws.send(json!({"op": "ping"})).await;
     assert_eq!(ws.next_json(WAIT).await.unwrap()["type"], "pong");
     ws.send(json!({"op": "nonsense"})).await;

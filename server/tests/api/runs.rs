@@ -41,9 +41,9 @@ pub(crate) async fn stored_file(app: &TestApp, client: &str, name: &str, bytes: 
         .unwrap();
     let id = uuid::Uuid::new_v4().to_string();
     sqlx::query(
-        "INSERT INTO client_files (id, client_id, name, original_name, file_path, object_key,
+        "INSERT INTO client_files (id, client_id, name, name_lower, original_name, file_path, object_key,
             size_bytes, uploaded_at, processing_status, file_type)
-         VALUES ($1, $2, $3, $3, $4, $4, $5, $6, 'queued', $7)",
+         VALUES ($1, $2, $3, lower($3), $3, $4, $4, $5, $6, 'queued', $7)",
     )
     .bind(&id)
     .bind(client)
@@ -387,6 +387,7 @@ async fn completing_twice_writes_the_effects_once() {
     let outcome = || Outcome::Completed {
         processed_key: "clients/x/output/once.csv".into(),
         result: result(1_000_000.0),
+        facts: None,
     };
     let first = runs::finish(
         &app.state,
@@ -463,6 +464,7 @@ async fn an_expired_lease_is_claimed_again_and_the_old_owner_writes_nothing() {
         Outcome::Completed {
             processed_key: "clients/x/output/late.csv".into(),
             result: result(5.0),
+            facts: None,
         },
         Figures::default(),
         dead.seq + 6,
@@ -478,7 +480,8 @@ async fn an_expired_lease_is_claimed_again_and_the_old_owner_writes_nothing() {
             "second-owner",
             Outcome::Completed {
                 processed_key: "clients/x/output/ok.csv".into(),
-                result: result(7.0)
+                result: result(7.0),
+                facts: None,
             },
             Figures::default(),
             again.seq + 1

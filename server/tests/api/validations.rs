@@ -69,6 +69,7 @@ fn completed(rwas: f64, bps: f64) -> Outcome {
     Outcome::Completed {
         processed_key: format!("clients/x/output/{}.csv", uuid::Uuid::new_v4()),
         result: result(rwas, bps),
+        facts: None,
     }
 }
 

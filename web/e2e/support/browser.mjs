@@ -22,12 +22,25 @@ export const CHROMIUM_ARGS = [
 /** Debian's Chromium, or $CHROMIUM_BIN. */
 export const CHROMIUM_BIN = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium'
 
+// The contexts newPage made and nobody closed yet; useServer closes them after a spec file, so a
+// file's pages (live sockets, polling) never keep running through the next files.
+const openContexts = new Set()
+
+/** Closes every context newPage made that is still open. */
+export async function closeOpenContexts() {
+  const contexts = [...openContexts]
+  openContexts.clear()
+  await Promise.all(contexts.map((context) => context.close().catch(() => {})))
+}
+
 /**
  * A fresh browser context (own cookies) on the server at `baseUrl`; its page collects uncaught
  * page errors in `page.errors`, which the tests assert empty.
  */
 export async function newPage(browser, baseUrl, options = {}) {
   const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 800 }, ...options })
+  openContexts.add(context)
+  context.on('close', () => openContexts.delete(context))
   // Contexts made by hand do not take the config's `use` timeouts.
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()

@@ -1,6 +1,7 @@
 import { act, screen, waitFor } from '@testing-library/react'
 
 import { useAuthStore } from '@/lib/auth-store'
+import { dismissToasts } from '@/lib/toast'
 import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
 import { FakeEventSocket } from '@/testing/fake-event-socket'
 import { json, makeUser, mockApi } from '@/testing/mock-api'
@@ -8,30 +9,41 @@ import { renderRoutes } from '@/testing/render-route'
 
 import { routes } from './routes'
 
-const metrics = {
-  total_value: 1250000,
-  previous_total: 1000000,
-  change_percentage: 25,
-  total_bps: 12.5,
-  total_levers: 3,
-  total_clients: 2,
-  total_projects: 4,
+// What the dashboards and the client home ask for once a signed-in user reaches them.
+const metric = { value: 0, previous: 0 }
+const dashboardApi = {
+  'GET /api/admin/dashboard/metrics': () =>
+    json(200, {
+      period: 'all',
+      since: '2026-10-31',
+      capital: { value: 1250000, previous: 1000000 },
+      bps: metric,
+      levers: metric,
+      clients: metric,
+    }),
+  'GET /api/admin/dashboard/evolution': () => json(200, { view: 'monthly', year: 2026, years: [2026], points: [], hasData: false }),
+  'GET /api/admin/dashboard/overview': () => json(200, { window: 'last30Days', categories: [], levers: [] }),
+  'GET /api/dashboard': () =>
+    json(200, { clientId: 'c-1', clientName: 'Bank A', totalRwas: 0, totalBps: 0, lastUpdated: '', previousMonthRwas: 0, history: [], levers: [] }),
 }
 
 function signedInAs(role: 'admin' | 'user' | 'viewer' | 'approver') {
   mockApi({
     'GET /api/auth/session': () => json(200, { user: makeUser({ role, name: role === 'admin' ? 'Alex' : 'Ana' }) }),
-    'GET /api/admin/dashboard/metrics': () => json(200, metrics),
+    ...dashboardApi,
   })
 }
 
 function anonymous() {
   return mockApi({
     'GET /api/auth/session': () => json(200, { user: null }),
+    ...dashboardApi,
   })
 }
 
 beforeEach(() => {
+  // Toasts are global: none from an earlier test is left showing.
+  dismissToasts()
   useAuthStore.setState({ status: 'initializing', user: null, error: null })
   // The signed-in shell holds the event socket open: a fake one here.
   FakeEventSocket.all = []
@@ -68,6 +80,7 @@ describe('route guard', () => {
         await gate
         return json(200, { user: makeUser() })
       },
+      ...dashboardApi,
     })
     renderRoutes(routes, '/client/home')
     expect(await screen.findByText('Verifying authentication...')).toBeInTheDocument()
@@ -182,6 +195,21 @@ describe('route guard on paths that do not exist', () => {
     expect(screen.queryByText('Oops! Page not found')).not.toBeInTheDocument()
   })
 
+  it.each(['/admin/clients', '/admin/settings'])('tells a non-admin opening %s that access is denied', async (path) => {
+    signedInAs('approver')
+    const { router } = renderRoutes(routes, path)
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+    expect(await screen.findByText('Access denied')).toBeInTheDocument()
+  })
+
+  it('sends a non-admin away from other admin pages without the access toast', async () => {
+    signedInAs('user')
+    const { router } = renderRoutes(routes, '/admin/dashboard')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/client/home'))
+    await screen.findByRole('heading', { name: /Welcome, Ana/ })
+    expect(screen.queryByText('Access denied')).not.toBeInTheDocument()
+  })
+
   it('shows an admin the 404 inside the shell, with a way back to the dashboard', async () => {
     signedInAs('admin')
     const { router } = renderRoutes(routes, '/admin/anything')
@@ -227,7 +255,7 @@ describe('a role change while the app is open', () => {
     mockApi({
       'GET /api/auth/session': () => json(200, { user: makeUser({ role, name: 'Alex' }) }),
       'GET /api/auth/me': () => json(200, makeUser({ role, name: 'Alex' })),
-      'GET /api/admin/dashboard/metrics': () => json(200, metrics),
+      ...dashboardApi,
     })
     const { router } = renderRoutes(routes, '/admin/dashboard')
     expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument()

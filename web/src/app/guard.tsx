@@ -1,8 +1,10 @@
+import { useEffect } from 'react'
 import { Navigate, Outlet, useLocation } from 'react-router'
 
 import { homePathFor } from '@/config/navigation'
 import { paths, safeRedirect } from '@/config/paths'
 import { useAuthStore } from '@/lib/auth-store'
+import { toast } from '@/lib/toast'
 
 /** Message carried to the login page when the session could not be checked. */
 export const AUTH_ERROR_REDIRECT_MESSAGE = 'Authentication error occurred'
@@ -27,9 +29,19 @@ export function RequireAuth({ area }: { area: 'admin' | 'client' }) {
     return <Navigate to={paths.login.getHref(from)} state={state} replace />
   }
   if (area === 'admin' && role !== 'admin') {
-    return <Navigate to={paths.client.home.getHref()} replace />
+    return <NotAnAdmin deniedToast={ADMIN_ONLY_PAGES.includes(location.pathname.replace(/\/+$/, ''))} />
   }
   return <Outlet />
+}
+
+/** The admin pages whose refusal a non-admin is told about (spec 000 section 2.2). */
+const ADMIN_ONLY_PAGES: string[] = [paths.admin.clients.path, paths.admin.userManagement.path]
+
+function NotAnAdmin({ deniedToast }: { deniedToast: boolean }) {
+  useEffect(() => {
+    if (deniedToast) toast.error('Access denied')
+  }, [deniedToast])
+  return <Navigate to={paths.client.home.getHref()} replace />
 }
 
 /** The login page for anonymous users only: a signed-in user goes to the requested page or their home. */

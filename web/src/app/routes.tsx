@@ -52,6 +52,10 @@ export const routes: RouteObject[] = [
               { path: paths.admin.universalMappings.path, lazy: () => import('./routes/admin/universal-mappings'), handle: { title: 'Universal Column Mappings' } },
               { path: paths.admin.classificationTraining.path, lazy: () => import('./routes/admin/classification-training'), handle: { title: 'Classification Training' } },
               { path: paths.admin.calculator.path, lazy: () => import('./routes/admin/calculator'), handle: { title: 'Calculator' } },
+              { path: paths.admin.leverDictionary.path, lazy: () => import('./routes/admin/lever-dictionary'), handle: { title: 'Lever dictionary' } },
+              { path: paths.admin.clients.path, lazy: () => import('./routes/admin/clients'), handle: { title: 'Clients' } },
+              { path: paths.admin.clientDataRoom.path, lazy: () => import('./routes/admin/client-data-room'), handle: { title: 'Client Data Room' } },
+              { path: paths.admin.userManagement.path, lazy: () => import('./routes/admin/user-management'), handle: { title: 'User Management' } },
               notFoundInShell,
             ],
           },
@@ -66,6 +70,7 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, element: <Navigate to={paths.client.home.getHref()} replace /> },
               { path: paths.client.home.path, lazy: () => import('./routes/client/home'), handle: { title: 'Home' } },
+              { path: paths.client.dashboard.path, lazy: () => import('./routes/client/dashboard'), handle: { title: 'Capital Optimization Dashboard' } },
               { path: paths.client.files.path, lazy: () => import('./routes/client/files'), handle: { title: 'Our Files' } },
               { path: paths.client.fileProcessor.path, lazy: () => import('./routes/client/file-processor'), handle: { title: 'File Processor' } },
               { path: paths.client.board.path, lazy: () => import('./routes/client/board'), handle: { title: 'Task Board' } },
@@ -74,10 +79,29 @@ export const routes: RouteObject[] = [
               { path: paths.client.calculator.path, lazy: () => import('./routes/client/calculator'), handle: { title: 'Capital Optimization Calculator' } },
               { path: paths.client.aiDashboard.path, lazy: () => import('./routes/client/ai-dashboard'), handle: { title: 'AI Insights' } },
               { path: paths.client.support.path, lazy: () => import('./routes/client/support'), handle: { title: 'FAQ & Support' } },
+              { path: paths.client.settings.path, lazy: () => import('./routes/client/settings'), handle: { title: 'Settings' } },
               notFoundInShell,
             ],
           },
         ],
+      },
+      // The profile menu's pages: administrators' profile and settings, and everyone else's settings.
+      {
+        element: <RequireAuth area="admin" />,
+        children: [
+          {
+            lazy: () => import('./routes/app-layout'),
+            children: [
+              { path: paths.adminProfile.path, lazy: () => import('./routes/admin/profile'), handle: { title: 'Profile' } },
+              { path: paths.adminSettings.path, lazy: () => import('./routes/admin/settings-page'), handle: { title: 'Settings' } },
+            ],
+          },
+        ],
+      },
+      {
+        path: paths.clientSettings.path,
+        element: <RequireAuth area="client" />,
+        children: [{ index: true, element: <Navigate to={paths.client.settings.getHref()} replace /> }],
       },
       { path: '*', lazy: () => import('./routes/not-found'), handle: { title: 'Page not found' } },
     ],

@@ -3,7 +3,9 @@ import { FileText, FolderCog, FolderOpen, LayoutDashboard, Home, UploadCloud, ty
 
 import { Activity, Calculator, Columns3, GraduationCap, KanbanSquare, LifeBuoy, Shuffle } from 'lucide-react'
 
-import { BrainCircuit } from 'lucide-react'
+import { BookOpen, BrainCircuit, Settings } from 'lucide-react'
+
+import { Building2, UserCog } from 'lucide-react'
 
 import { paths } from './paths'
 
@@ -25,8 +27,11 @@ export const adminNavigation: NavGroup[] = [
     label: 'Main',
     items: [
       { label: 'Dashboard', href: paths.admin.dashboard.getHref(), icon: LayoutDashboard },
+      { label: 'Clients', href: paths.admin.clients.getHref(), icon: Building2 },
+      { label: 'User Management', href: paths.admin.userManagement.getHref(), icon: UserCog },
       { label: 'File Management', href: paths.admin.fileManagement.getHref(), icon: FolderCog },
       { label: 'Processing Runs', href: paths.admin.processingRuns.getHref(), icon: Activity },
+      { label: 'Lever dictionary', href: paths.admin.leverDictionary.getHref(), icon: BookOpen },
     ],
   },
   {
@@ -57,6 +62,7 @@ export const clientNavigation: NavGroup[] = [
     label: 'Navigation',
     items: [
       { label: 'Home', href: paths.client.home.getHref(), icon: Home },
+      { label: 'Dashboard', href: paths.client.dashboard.getHref(), icon: LayoutDashboard },
       { label: 'Our Files', href: paths.client.files.getHref(), icon: FolderOpen },
       { label: 'File Processor', href: paths.client.fileProcessor.getHref(), icon: UploadCloud },
       { label: 'Report Generator', href: paths.client.reports.getHref(), icon: FileText },
@@ -64,6 +70,7 @@ export const clientNavigation: NavGroup[] = [
       { label: 'AI Insights', href: paths.client.aiDashboard.getHref(), icon: BrainCircuit },
       { label: 'Task Board', href: paths.client.board.getHref(), icon: KanbanSquare },
       { label: 'FAQ & Support', href: paths.client.support.getHref(), icon: LifeBuoy },
+      { label: 'Settings', href: paths.client.settings.getHref(), icon: Settings },
     ],
   },
 ]
@@ -71,12 +78,15 @@ export const clientNavigation: NavGroup[] = [
 export type ProfileLink = { label: string; href: string }
 
 /**
- * Extra entries of the top-bar profile menu (Sign out is always there). The spec's profile and
- * settings pages (/admin-profile, /admin-settings, /client-settings) are listed here once they exist.
+ * Extra entries of the top-bar profile menu (Sign out is always there): administrators' profile
+ * and settings pages, everyone else's settings (spec 000 section 2.4).
  */
 export const profileMenuLinks: Record<'admin' | 'other', ProfileLink[]> = {
-  admin: [],
-  other: [],
+  admin: [
+    { label: 'Profile', href: paths.adminProfile.getHref() },
+    { label: 'Settings', href: paths.adminSettings.getHref() },
+  ],
+  other: [{ label: 'Settings', href: paths.clientSettings.getHref() }],
 }
 
 /** Admins get the admin sidebar; everyone else the client sidebar. */

@@ -25,10 +25,23 @@ export const paths = {
     universalMappings: { path: '/admin/universal-mappings', getHref: () => '/admin/universal-mappings' },
     classificationTraining: { path: '/admin/classification-training', getHref: () => '/admin/classification-training' },
     calculator: { path: '/admin/calculator', getHref: () => '/admin/calculator' },
+    leverDictionary: { path: '/admin/lever-dictionary', getHref: () => '/admin/lever-dictionary' },
+    clients: { path: '/admin/clients', getHref: () => '/admin/clients' },
+    clientDataRoom: {
+      path: '/admin/client-data-room/:clientId',
+      getHref: (clientId: string) => `/admin/client-data-room/${encodeURIComponent(clientId)}`,
+    },
+    userManagement: { path: '/admin/settings', getHref: () => '/admin/settings' },
   },
+  // The profile menu's pages (spec 000 section 2.4): administrators' profile and settings, and
+  // everyone else's settings (an alias of /client/settings).
+  adminProfile: { path: '/admin-profile', getHref: () => '/admin-profile' },
+  adminSettings: { path: '/admin-settings', getHref: () => '/admin-settings' },
+  clientSettings: { path: '/client-settings', getHref: () => '/client-settings' },
   client: {
     root: { path: '/client', getHref: () => '/client' },
     home: { path: '/client/home', getHref: () => '/client/home' },
+    dashboard: { path: '/client/dashboard', getHref: () => '/client/dashboard' },
     board: { path: '/client/board', getHref: () => '/client/board' },
     files: { path: '/client/files', getHref: () => '/client/files' },
     fileProcessor: {
@@ -39,6 +52,7 @@ export const paths = {
     calculator: { path: '/client/calculator', getHref: () => '/client/calculator' },
     aiDashboard: { path: '/client/ai-dashboard', getHref: () => '/client/ai-dashboard' },
     support: { path: '/client/support', getHref: () => '/client/support' },
+    settings: { path: '/client/settings', getHref: () => '/client/settings' },
     reportEditor: {
       path: '/client/report-generator/edit/:reportId',
       getHref: (reportId: string) => `/client/report-generator/edit/${encodeURIComponent(reportId)}`,
@@ -51,7 +65,7 @@ export const PATHS_WITHOUT_AUTH_OVERLAY: readonly string[] = [paths.landing.path
 
 /** True for paths of the signed-in areas. */
 export function isProtectedPath(pathname: string): boolean {
-  return /^\/(admin|client)(\/|$)/.test(pathname)
+  return /^\/(admin|client)(\/|$)/.test(pathname) || /^\/(admin-profile|admin-settings|client-settings)\/?$/.test(pathname)
 }
 
 /**

@@ -158,6 +158,16 @@ function refreshSession(): Promise<boolean> {
 }
 
 /**
+ * After a 401 from a call made outside {@link apiRequest} (a streamed answer): refreshes the
+ * session once and says whether it is back; a refused refresh signs the user out.
+ */
+export async function recoverSession(): Promise<boolean> {
+  if (await refreshSession()) return true
+  listener.onSignedOut?.()
+  return false
+}
+
+/**
  * Calls the API and returns the parsed JSON body (undefined for an empty body). Non-GET calls
  * carry the CSRF header. A 401 triggers one session refresh and one retry; a second 401 means
  * the user is signed out. Every failure is an {@link ApiError}.

@@ -618,6 +618,23 @@ pub async fn decisions(
     })
 }
 
+/// The rows of a completed run of the scope's client whose exposure id, NIF or LEI is `id`
+/// (any case), in file order (the Q&A agent's named exposures).
+pub async fn rows_named(
+    state: &AppState,
+    scope: &Scope,
+    run_id: &str,
+    id: &str,
+) -> ApiResult<Vec<u64>> {
+    let (run, result) = completed_run(state, scope, run_id).await?;
+    let idx = index::index(state, &run, &result).await?;
+    Ok(idx
+        .search(id, None)
+        .filter(|v| v.exposure_id.eq_ignore_ascii_case(id) || v.identifier.eq_ignore_ascii_case(id))
+        .map(|v| v.row.row)
+        .collect())
+}
+
 fn trace_view(t: &analysis::trace::DecisionTrace) -> InsightTrace {
     InsightTrace {
         lever: t.lever.as_str().to_string(),

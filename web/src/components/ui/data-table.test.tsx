@@ -67,6 +67,10 @@ describe('DataTable (client mode)', () => {
     expect(pageWindow(0, 20)).toEqual([0, 1, null, 19])
     expect(pageWindow(9, 20)).toEqual([0, null, 8, 9, 10, null, 19])
     expect(pageWindow(19, 20)).toEqual([0, null, 18, 19])
+    // Never more than five page buttons.
+    expect(pageWindow(3, 7)).toEqual([0, null, 2, 3, 4, null, 6])
+    for (let count = 1; count <= 30; count++)
+      for (let index = 0; index < count; index++) expect(pageWindow(index, count).filter((i) => i !== null).length).toBeLessThanOrEqual(5)
   })
 
   it('sorts by a column: ascending, descending, then as given', async () => {

@@ -345,9 +345,12 @@ export function DataTable<TData extends RowData>({
   )
 }
 
-/** The pages a numbered pager shows: all up to 7, else the first, the last and the current with its neighbours. */
+/**
+ * The pages a numbered pager shows, at most 5 (spec 000 section 9): all up to 5, else the first,
+ * the last and the current with its neighbours, with a gap (`null`, an ellipsis) where pages are left out.
+ */
 export function pageWindow(pageIndex: number, pageCount: number): (number | null)[] {
-  if (pageCount <= 7) return Array.from({ length: pageCount }, (_, i) => i)
+  if (pageCount <= 5) return Array.from({ length: pageCount }, (_, i) => i)
   const shown = new Set([0, pageCount - 1, pageIndex - 1, pageIndex, pageIndex + 1].filter((i) => i >= 0 && i < pageCount))
   const sorted = [...shown].sort((a, b) => a - b)
   const out: (number | null)[] = []

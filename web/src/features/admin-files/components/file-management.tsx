@@ -1,6 +1,7 @@
 import type { PaginationState, RowSelectionState, SortingState } from '@tanstack/react-table'
 import { Tags, Trash2, X } from 'lucide-react'
 import { useEffect, useMemo, useState } from 'react'
+import { useSearchParams } from 'react-router'
 
 import { Alert } from '@/components/ui/alert'
 import { Button } from '@/components/ui/button'
@@ -96,7 +97,9 @@ const columns = [
  * lever assignment and deletion and the file details dialog.
  */
 export function FileManagement() {
-  const [filters, setFilters] = useState<AdminFileFilters>(NO_FILTERS)
+  // `?client=<id>` (the client data room's link) opens the list filtered to that client.
+  const [params] = useSearchParams()
+  const [filters, setFilters] = useState<AdminFileFilters>(() => ({ ...NO_FILTERS, clientId: params.get('client') ?? '' }))
   const [search, setSearch] = useState('')
   const [sorting, setSorting] = useState<SortingState>([])
   const [pagination, setPagination] = useState<PaginationState>({ pageIndex: 0, pageSize: 10 })

@@ -250,7 +250,7 @@ export function TaskBoard() {
           </div>
         ) : null}
       </div>
-      <DndContext sensors={canEdit ? sensors : undefined} collisionDetection={boardCollision} onDragEnd={canEdit ? onDragEnd : undefined}>
+      <DndContext sensors={sensors} collisionDetection={boardCollision} onDragEnd={canEdit ? onDragEnd : undefined}>
         <SortableContext items={columns.map((c) => `col:${c.id}`)} strategy={horizontalListSortingStrategy}>
           <div className="relative min-w-0 flex-1">
           <div ref={scroller} className="flex min-h-[500px] gap-4 overflow-x-auto pb-4" data-testid="task-board">

@@ -6,8 +6,11 @@ import { useAuthStore } from '@/lib/auth-store'
 import { formatDate } from '@/lib/format'
 import { roleLabel } from '@/lib/roles'
 
-/** The client user's landing screen: who they are and which client they work for. */
-export function ClientHome() {
+/**
+ * The client user's landing screen: who they are, which client they work for and, in `summary`,
+ * the client's savings (composed by the route from the client dashboard's cards).
+ */
+export function ClientHome({ summary }: { summary?: ReactNode }) {
   const user = useAuthStore((s) => s.user)
   if (!user) return null
   const fullName = `${user.name} ${user.last_name}`.trim()
@@ -30,6 +33,8 @@ export function ClientHome() {
           )}
         </div>
       </div>
+
+      {summary}
 
       <Card>
         <CardHeader>

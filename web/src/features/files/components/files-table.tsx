@@ -1,4 +1,4 @@
-import { Download, FileDown, Trash2 } from 'lucide-react'
+import { Download, FileDown, Sparkles, Trash2 } from 'lucide-react'
 import { useMemo, useState } from 'react'
 
 import { Alert } from '@/components/ui/alert'
@@ -45,7 +45,7 @@ function WithTip({ tip, children }: { tip: string | undefined; children: React.R
   )
 }
 
-function makeColumns(canWrite: boolean, onDelete: (file: Row) => void) {
+function makeColumns(canWrite: boolean, onDelete: (file: Row) => void, onAnalyse?: (file: Row) => void) {
   const col = dataTableColumns<Row>()
   return [
     col.accessor('label', {
@@ -96,6 +96,11 @@ function makeColumns(canWrite: boolean, onDelete: (file: Row) => void) {
                 </DownloadLink>
               </Button>
             )}
+            {onAnalyse && file.processed && (
+              <Button variant="ghost" size="icon" title="Analyse with AI" aria-label={`Analyse ${file.label} with AI`} onClick={() => onAnalyse(file)}>
+                <Sparkles className="text-brand-600" />
+              </Button>
+            )}
             {canWrite && (
               <Button variant="ghost" size="icon" title="Delete" aria-label={`Delete ${file.label}`} onClick={() => onDelete(file)}>
                 <Trash2 className="text-red-600" />
@@ -114,10 +119,12 @@ type Props = {
   filters?: FileFilters
   /** The rows, when the caller already holds the list query. */
   files?: ClientFile[]
+  /** 'Analyse with AI' on a processed file (the Q&A Agent focused on it, with its label). */
+  onAnalyse?: (file: ClientFile & { label: string }) => void
 }
 
 /** The client's files (spec 2.7): names, levers, savings, live status, downloads and delete. */
-export function FilesTable({ clientId, canWrite, filters = NO_FILTERS, files: given }: Props) {
+export function FilesTable({ clientId, canWrite, filters = NO_FILTERS, files: given, onAnalyse }: Props) {
   const own = useFiles(given ? null : clientId, filters)
   const files = given ?? own.data
   useLiveRunsOfFiles(clientId, files)
@@ -125,7 +132,7 @@ export function FilesTable({ clientId, canWrite, filters = NO_FILTERS, files: gi
   const remove = useDeleteFile(clientId)
 
   const rows = useMemo(() => (files ? files.map((f, i) => ({ ...f, label: `File ${i + 1}` })) : NO_ROWS), [files])
-  const columns = useMemo(() => makeColumns(canWrite, setToDelete), [canWrite])
+  const columns = useMemo(() => makeColumns(canWrite, setToDelete, onAnalyse), [canWrite, onAnalyse])
 
   const onConfirmDelete = () => {
     if (!toDelete) return

@@ -6,7 +6,7 @@ import { queryClient } from '@/lib/query-client'
 import { resetRealtime, setRealtimeTransport } from '@/lib/realtime-store'
 import { FakeEventSocket } from '@/testing/fake-event-socket'
 import { filesHandlers, filesState, makeFile, makeRun, MDB_LEVER, type FilesState } from '@/testing/files-api'
-import { makeUser, mockApi } from '@/testing/mock-api'
+import { json, makeUser, mockApi } from '@/testing/mock-api'
 import { renderRoutes } from '@/testing/render-route'
 
 import { OurFiles } from './our-files'
@@ -168,5 +168,37 @@ describe('OurFiles', () => {
     act(() => socket.frame(topic, 3, 'run.progress', makeRun({ state: 'running', percent: 70, seq: 19 })))
     await new Promise((r) => setTimeout(r, 50))
     expect(within(bodyRows()[2]!).getByText('Processing 93%')).toBeInTheDocument()
+  })
+
+  it("'analyse with AI' opens the Q&A Agent focused on a processed file; the focus clears", async () => {
+    FakeEventSocket.all = []
+    setRealtimeTransport(() => new FakeEventSocket(), async () => true)
+    useAuthStore.setState({ status: 'authenticated', user: makeUser({ role: 'viewer' }) })
+    const calls = mockApi({
+      ...filesHandlers(filesState({ files: files() })),
+      'GET /api/qa/conversation': () => json(200, { messages: [], provider: 'builtin' }),
+      'POST /api/qa/ask': () => json(500),
+    })
+    const { router } = renderRoutes([{ path: '/client/files', element: <OurFiles /> }], '/client/files')
+    await waitFor(() => expect(bodyRows()).toHaveLength(3))
+    // Only processed files can be analysed (a viewer too).
+    expect(within(bodyRows()[1]!).queryByRole('button', { name: /with AI/ })).not.toBeInTheDocument()
+    await userEvent.click(within(bodyRows()[0]!).getByRole('button', { name: 'Analyse File 1 with AI' }))
+    expect(await screen.findByRole('region', { name: 'Q&A Agent' })).toBeInTheDocument()
+    expect(screen.getByRole('tab', { name: 'Q&A Agent' })).toHaveAttribute('aria-selected', 'true')
+    expect(router.state.location.search).toBe('?tab=qa&file=f-1')
+    expect(screen.getByText('File 1 (madrid_pse.csv)')).toBeInTheDocument()
+
+    await userEvent.click(screen.getByRole('button', { name: 'Total exposures in this file' }))
+    await waitFor(() => expect(calls.filter((c) => c.key === 'POST /api/qa/ask').map((c) => c.body)).toEqual([
+      { question: 'Total exposures in this file', fileId: 'f-1' },
+    ]))
+
+    await userEvent.click(screen.getByRole('button', { name: 'Clear file focus and analyze all files' }))
+    expect(router.state.location.search).toBe('?tab=qa')
+    expect(screen.getByText('Asking about all your files.')).toBeInTheDocument()
+    await userEvent.click(screen.getByRole('button', { name: 'Close chat' }))
+    expect(router.state.location.search).toBe('')
+    expect(table()).toBeInTheDocument()
   })
 })

@@ -1,5 +1,6 @@
 import { Filter, RefreshCw, Search, X } from 'lucide-react'
-import { useEffect, useId, useState } from 'react'
+import { useCallback, useEffect, useId, useState } from 'react'
+import { useSearchParams } from 'react-router'
 
 import { ClientSwitcher } from '@/components/client-switcher'
 import { Alert } from '@/components/ui/alert'
@@ -8,6 +9,7 @@ import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card'
 import { Input } from '@/components/ui/input'
 import { Label } from '@/components/ui/label'
 import { Select } from '@/components/ui/select'
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { Tooltip, TooltipContent, TooltipProvider, TooltipTrigger } from '@/components/ui/tooltip'
 import { useClientId } from '@/hooks/use-client-id'
 import { errorMessage } from '@/lib/api-client'
@@ -16,12 +18,18 @@ import { toast } from '@/lib/toast'
 
 import { NO_FILTERS, useFiles, useLevers, useLiveFiles, usePendingValidations, type FileFilters, type Lever } from '../api'
 import { pendingCounts } from '../utils/format'
+import { QaAgent } from '../qa/qa-agent'
 import { FilesTable } from './files-table'
 
 /** The name search waits this long after the last key before asking the server. */
 export const SEARCH_DEBOUNCE_MS = 500
 /** 'Files refreshed' follows 'Refreshing files' after this long. */
 const REFRESH_TOAST_MS = 1_000
+
+/** The query parameter of the page's tab; `qa` opens the Q&A Agent. */
+export const TAB_PARAM = 'tab'
+/** The query parameter of the file the Q&A Agent focuses on ('analyse with AI'). */
+export const FOCUS_PARAM = 'file'
 
 /** Whether any filter is set. */
 export function hasFilters(filters: FileFilters): boolean {
@@ -42,6 +50,27 @@ export function OurFiles() {
   useLiveFiles(clientId)
   const files = useFiles(clientId, filters)
   const pendingValidations = usePendingValidations(clientId)
+  const [params, setParams] = useSearchParams()
+  const inner = params.get(TAB_PARAM) === 'qa' ? 'qa' : 'files'
+  const focusId = params.get(FOCUS_PARAM)
+
+  const showTab = useCallback(
+    (tab: 'files' | 'qa', focus?: string | null) =>
+      setParams(
+        (p) => {
+          const next = new URLSearchParams(p)
+          if (tab === 'qa') next.set(TAB_PARAM, 'qa')
+          else next.delete(TAB_PARAM)
+          if (focus === undefined) return next
+          if (focus) next.set(FOCUS_PARAM, focus)
+          else next.delete(FOCUS_PARAM)
+          return next
+        },
+        { replace: true },
+      ),
+    [setParams],
+  )
+  const onAnalyse = useCallback((file: { id: string }) => showTab('qa', file.id), [showTab])
 
   // The name search is debounced; the other filters apply at once.
   useEffect(() => {
@@ -116,31 +145,54 @@ export function OurFiles() {
           </Button>
         </Alert>
       ) : (
-        <Card>
-          <CardHeader className="flex-row items-center justify-between">
-            <CardTitle>Our Files</CardTitle>
-            {pending.total > 0 && (
-              <TooltipProvider delayDuration={200}>
-                <Tooltip>
-                  <TooltipTrigger asChild>
-                    <span tabIndex={0} className="rounded-full bg-amber-100 px-2.5 py-0.5 text-xs font-medium text-amber-800">
-                      {pending.total} file(s) pending
-                    </span>
-                  </TooltipTrigger>
-                  <TooltipContent>
-                    {pending.lever} pending lever assignment, {pending.validation} pending validation
-                  </TooltipContent>
-                </Tooltip>
-              </TooltipProvider>
-            )}
-          </CardHeader>
-          <CardContent>
-            {files.isPending ? <p className="text-sm text-slate-600">Loading files…</p> : <FilesTable clientId={clientId} canWrite={canWrite} files={files.data} />}
-          </CardContent>
-        </Card>
+        <Tabs value={inner} onValueChange={(t) => showTab(t === 'qa' ? 'qa' : 'files')}>
+          <TabsList aria-label="Files and Q&A">
+            <TabsTrigger value="files">Our Files</TabsTrigger>
+            <TabsTrigger value="qa">Q&amp;A Agent</TabsTrigger>
+          </TabsList>
+          <TabsContent value="files">
+            <Card>
+              <CardHeader className="flex-row items-center justify-between">
+                <CardTitle>Our Files</CardTitle>
+                {pending.total > 0 && (
+                  <TooltipProvider delayDuration={200}>
+                    <Tooltip>
+                      <TooltipTrigger asChild>
+                        <span tabIndex={0} className="rounded-full bg-amber-100 px-2.5 py-0.5 text-xs font-medium text-amber-800">
+                          {pending.total} file(s) pending
+                        </span>
+                      </TooltipTrigger>
+                      <TooltipContent>
+                        {pending.lever} pending lever assignment, {pending.validation} pending validation
+                      </TooltipContent>
+                    </Tooltip>
+                  </TooltipProvider>
+                )}
+              </CardHeader>
+              <CardContent>
+                {files.isPending ? <p className="text-sm text-slate-600">Loading files…</p> : <FilesTable clientId={clientId} canWrite={canWrite} files={files.data} onAnalyse={onAnalyse} />}
+              </CardContent>
+            </Card>
+          </TabsContent>
+          <TabsContent value="qa">
+            <QaAgent
+              clientId={clientId}
+              focus={focusId ? { id: focusId, label: focusLabel(files.data, focusId) } : null}
+              onClearFocus={() => showTab('qa', null)}
+              onClose={() => showTab('files', null)}
+            />
+          </TabsContent>
+        </Tabs>
       )}
     </div>
   )
+}
+
+/** The file in focus as the table names it, `File 2 (name.csv)` (not in the filtered list: 'the selected file'). */
+function focusLabel(files: { id: string; name: string }[] | undefined, id: string): string {
+  const i = files?.findIndex((f) => f.id === id) ?? -1
+  if (i < 0 || !files) return 'the selected file'
+  return `File ${i + 1} (${files[i]!.name})`
 }
 
 type PanelProps = {

@@ -34,7 +34,7 @@ describe('FaqSupport', () => {
     await user.click(triggers[0]!)
     expect(triggers[0]).toHaveAttribute('aria-expanded', 'true')
     expect(screen.getByText(/receives an e-mail invitation/)).toBeVisible()
-    expect(screen.getByText(/added by an administrator with their name, e-mail and role/)).toBeVisible()
+    expect(screen.getByText(/added by an administrator in User Management with their name, e-mail and role/)).toBeVisible()
     await user.click(triggers[1]!)
     // One open at a time.
     expect(triggers[1]).toHaveAttribute('aria-expanded', 'true')

@@ -11,10 +11,7 @@ import { useSupportContact } from '../api'
 
 type Question = { id: string; question: string; answer: ReactNode }
 
-/**
- * The five questions (spec 002), answered for what the product does today: a screen named here
- * exists (when Settings, User Management or the client dashboard arrive, their answers say so).
- */
+/** The five questions (spec 002), answered for what the product does today: every screen named here exists. */
 export const QUESTIONS: Question[] = [
   {
     id: 'team',
@@ -22,7 +19,7 @@ export const QUESTIONS: Question[] = [
     answer: (
       <>
         <p>
-          New team members are added by an administrator with their name, e-mail and role: Viewer (reads only), User (works on files, reports, the
+          New team members are added by an administrator in User Management with their name, e-mail and role: Viewer (reads only), User (works on files, reports, the
           task board and the calculator) or Approver (also approves validations), linked to your client.
         </p>
         <p className="mt-2">
@@ -53,10 +50,17 @@ export const QUESTIONS: Question[] = [
     id: 'settings',
     question: 'How do I change project settings?',
     answer: (
-      <p>
-        Your client&apos;s settings (its name and description, and the official CET1 capital and total RWAs that the basis points and the calculator
-        use) are kept by your administrator. To change them, ask your administrator or write to support with the new values.
-      </p>
+      <>
+        <p>
+          Open Settings in the sidebar (or Settings in the menu under your name). The Project Settings card shows your client&apos;s name and
+          description: change them and press Save Changes, which is enabled once something changed (Cancel puts the saved values back). Members who
+          may change the client&apos;s data save; viewers see the settings read-only. Your colleagues&apos; screens show the change at once.
+        </p>
+        <p className="mt-2">
+          The same page holds your own profile (first and last name, photo) and your password. The official CET1 capital and total RWAs that the
+          basis points and the calculator use are kept by your administrator: to change them, ask your administrator or write to support.
+        </p>
+      </>
     ),
   },
   {
@@ -64,8 +68,9 @@ export const QUESTIONS: Question[] = [
     question: 'Where can I see our optimization metrics?',
     answer: (
       <p>
-        Our Files shows each processed file&apos;s lever and savings, in RWAs and in basis points of CET1 ratio, updated live as files are processed.
-        The Calculator shows your CET1 capital, total RWAs and ratio, models what a further optimisation would do, and compares saved scenarios with
+        Dashboard in the sidebar shows your savings in RWAs and in basis points of CET1 ratio, their change since the end of last month, their
+        monthly evolution and each lever&apos;s value against last month, updated live as files are processed. Our Files shows each processed
+        file&apos;s lever and savings. The Calculator shows your CET1 capital, total RWAs and ratio, models what a further optimisation would do, and compares saved scenarios with
         your real portfolio (the savings of your processed files). Basis points use your client&apos;s official CET1 capital and total RWAs.
       </p>
     ),
@@ -75,8 +80,9 @@ export const QUESTIONS: Question[] = [
     question: 'How do I export reports?',
     answer: (
       <p>
-        Open a report in the Report Generator and press Export PDF: your browser&apos;s print dialog opens, where you choose Save as PDF. The results
-        of a processed file (each exposure with its proposed risk weight, saving and regulatory basis) download from Our Files.
+        Open a report in the Report Generator and press Export PDF: your browser&apos;s print dialog opens, where you choose Save as PDF. The
+        Dashboard&apos;s Export button downloads its figures as an Excel (XLSX) or CSV file. The results of a processed file (each exposure with its
+        proposed risk weight, saving and regulatory basis) download from Our Files.
       </p>
     ),
   },

@@ -1,0 +1,5 @@
+import { LeverDictionary } from '@/features/lever-dictionary/components/lever-dictionary'
+
+export function Component() {
+  return <LeverDictionary />
+}

@@ -1,0 +1,5 @@
+import { AdminProfilePage } from '@/features/settings/components/settings-pages'
+
+export function Component() {
+  return <AdminProfilePage />
+}

@@ -1,0 +1,5 @@
+import { UserManagement } from '@/features/users/components/user-management'
+
+export function Component() {
+  return <UserManagement />
+}

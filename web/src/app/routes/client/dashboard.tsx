@@ -1,0 +1,5 @@
+import { ClientDashboard } from '@/features/client-dashboard/components/client-dashboard'
+
+export function Component() {
+  return <ClientDashboard />
+}

@@ -1,0 +1,5 @@
+import { ClientSettingsPage } from '@/features/settings/components/settings-pages'
+
+export function Component() {
+  return <ClientSettingsPage />
+}
