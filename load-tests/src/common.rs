@@ -136,6 +136,39 @@ pub(crate) async fn start_instance(
     start_instance_with(bin, data_dir, database_url, redis_url, &[]).await
 }
 
+/// The niceness this process runs at (Linux, `/proc/self/stat`; 0 elsewhere or if unreadable).
+pub(crate) fn own_nice() -> i32 {
+    nice_of("self")
+}
+
+/// The niceness of process `pid` ("self" for this one), from its main thread's `/proc` entry.
+pub(crate) fn nice_of(pid: &str) -> i32 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command name (which may hold spaces) start after the last ')';
+            // nice is the 19th field of the line, the 17th after it.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().nth(16)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+/// The command that starts a server: at the normal priority even when the load generator was
+/// given a higher one (`nice -n -10 load-tests ...`, so that the sockets standing in for browsers,
+/// which run on other machines, do not wait for a core behind the server's engine threads). A
+/// child inherits its parent's niceness; `nice -n N` puts it back to 0.
+fn server_command(bin: &Path) -> tokio::process::Command {
+    match own_nice() {
+        n if n < 0 => {
+            let mut cmd = tokio::process::Command::new("nice");
+            cmd.arg("-n").arg((-n).to_string()).arg(bin);
+            cmd
+        }
+        _ => tokio::process::Command::new(bin),
+    }
+}
+
 /// [`start_instance`] with further environment variables (`MAX_UPLOAD_MB`, `RUN_CONCURRENCY`).
 pub(crate) async fn start_instance_with(
     bin: &Path,
@@ -144,7 +177,7 @@ pub(crate) async fn start_instance_with(
     redis_url: Option<&str>,
     envs: &[(&str, &str)],
 ) -> anyhow::Result<Instance> {
-    let mut cmd = tokio::process::Command::new(bin);
+    let mut cmd = server_command(bin);
     cmd.envs(envs.iter().copied());
     cmd.arg("serve")
         .env("PORT", "0")

@@ -266,6 +266,11 @@ struct Results {
     machine_cores: usize,
     load_average_before: String,
     load_average_after: String,
+    /// The load generator's niceness (`nice -n -10` in `make load-runs-live`); the server always
+    /// runs at 0, its engine threads at 0 + `RUN_NICE`.
+    generator_nice: i32,
+    /// The server's niceness (its main thread), read while it ran.
+    server_nice: i32,
     runs: usize,
     rows_each: usize,
     file_mb: f64,
@@ -512,6 +517,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     let mut inst =
         common::start_instance_with(&bin, &dir.0.join("data"), None, None, &envs).await?;
     let pid = inst.pid;
+    let server_nice = common::nice_of(&pid.to_string());
     let peak = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let sampler = {
         let peak = peak.clone();
@@ -1120,6 +1126,8 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
             .unwrap_or(1),
         load_average_before: load_before,
         load_average_after: load_after,
+        generator_nice: common::own_nice(),
+        server_nice,
         runs: args.runs,
         rows_each: args.rows,
         file_mb,
