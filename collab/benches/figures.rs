@@ -128,6 +128,7 @@ fn small_report(seed: u64, sections: usize) -> Vec<u8> {
             .map(|i| SectionInit {
                 id: format!("sec-{i}"),
                 title: format!("Section {i}"),
+                paragraphs: Vec::new(),
             })
             .collect();
         let init = initial_update(&ids);

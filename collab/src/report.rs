@@ -18,7 +18,7 @@
 
 use yrs::{
     Any, Doc, GetString, In, Map, MapPrelim, Out, ReadTxn, StateVector, Transact, XmlElementPrelim,
-    XmlFragment,
+    XmlFragment, XmlTextPrelim,
 };
 
 use crate::store::StoredDoc;
@@ -37,13 +37,15 @@ pub fn fragment_name(section_id: &str) -> String {
     format!("section:{section_id}")
 }
 
-/// A section of a new report: its id (unique within the report) and title.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A section of a new report: its id (unique within the report), title and starting text.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SectionInit {
     /// Section id, unique within the report (e.g. a UUID).
     pub id: String,
     /// Section title.
     pub title: String,
+    /// The section's first paragraphs (a template's content); none gives one empty paragraph.
+    pub paragraphs: Vec<String>,
 }
 
 /// A section as read from a document.
@@ -108,7 +110,8 @@ pub fn order_key(mut n: u64) -> String {
 }
 
 /// The initial content of a report: the `sections` map (titles and order keys `a0`, `a1`...,
-/// in the given order) and one fragment per section holding an empty paragraph, as a v1
+/// in the given order) and one fragment per section holding its paragraphs (one `paragraph`
+/// element with its text each, as Tiptap writes them) or one empty paragraph, as a v1
 /// update to pass to [`crate::DocStore::create`] / [`crate::Hub::create_document`].
 ///
 /// Ids should be unique (see [`check_sections`]); with a duplicate id the last title and
@@ -136,7 +139,19 @@ pub fn initial_update(sections: &[SectionInit]) -> Vec<u8> {
             .collect();
             map.insert(&mut txn, s.id.as_str(), entry);
             if let Some(fragment) = fragment {
-                fragment.push_back(&mut txn, XmlElementPrelim::empty(PARAGRAPH));
+                if s.paragraphs.is_empty() {
+                    fragment.push_back(&mut txn, XmlElementPrelim::empty(PARAGRAPH));
+                }
+                for text in &s.paragraphs {
+                    let children = if text.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![yrs::types::xml::XmlIn::from(XmlTextPrelim::new(
+                            text.as_str(),
+                        ))]
+                    };
+                    fragment.push_back(&mut txn, XmlElementPrelim::new(PARAGRAPH, children));
+                }
             }
         }
     }
@@ -244,6 +259,7 @@ mod tests {
         .map(|(i, t)| SectionInit {
             id: format!("s{i}"),
             title: (*t).to_owned(),
+            paragraphs: Vec::new(),
         })
         .collect();
         check_sections(&sections).unwrap();
@@ -276,10 +292,44 @@ mod tests {
     }
 
     #[test]
+    fn a_template_section_starts_with_its_paragraphs() {
+        let sections = vec![SectionInit {
+            id: "intro".into(),
+            title: "Introduction".into(),
+            paragraphs: vec![
+                "Scope of the report.".into(),
+                String::new(),
+                "Risk weights <CRR>".into(),
+            ],
+        }];
+        let update = initial_update(&sections);
+        use yrs::updates::decoder::Decode;
+        let doc = Doc::new();
+        let frag = doc.get_or_insert_xml_fragment("section:intro");
+        doc.transact_mut()
+            .apply_update(yrs::Update::decode_v1(&update).unwrap())
+            .unwrap();
+        let txn = doc.transact();
+        // Three paragraph elements, the empty one without a text node; text is text, never
+        // markup (the '<CRR>' is one text node, not an element).
+        assert_eq!(frag.len(&txn), 3);
+        assert_eq!(
+            frag.get_string(&txn),
+            "<paragraph>Scope of the report.</paragraph><paragraph></paragraph><paragraph>Risk weights <CRR></paragraph>"
+        );
+        let Some(yrs::XmlOut::Element(third)) = frag.get(&txn, 2) else {
+            panic!("a paragraph element")
+        };
+        assert_eq!(third.len(&txn), 1);
+        assert!(matches!(third.get(&txn, 0), Some(yrs::XmlOut::Text(_))));
+    }
+
+    #[test]
     fn bad_sections_are_reported() {
         let s = |id: &str| SectionInit {
             id: id.to_owned(),
             title: "t".to_owned(),
+            paragraphs: Vec::new(),
         };
         assert_eq!(
             check_sections(&[s("a"), s(" ")]),

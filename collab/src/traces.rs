@@ -151,6 +151,7 @@ pub fn typing_trace(edits: usize, seed: u64) -> Vec<Bytes> {
         .map(|i| SectionInit {
             id: format!("s{i}"),
             title: format!("Section {i}"),
+            paragraphs: Vec::new(),
         })
         .collect();
     let init = initial_update(&section_ids);

@@ -118,6 +118,7 @@ async fn scenario(seed: u64, hub_count: usize, drop_probability: f64, steps: usi
         .map(|i| SectionInit {
             id: format!("s{i}"),
             title: format!("Section {i}"),
+            paragraphs: Vec::new(),
         })
         .collect();
     hubs[0]

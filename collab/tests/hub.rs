@@ -26,10 +26,12 @@ async fn hub_with_doc(cfg: HubConfig) -> (Hub, Arc<MemoryStore>) {
         SectionInit {
             id: "s0".into(),
             title: "Executive Summary".into(),
+            paragraphs: Vec::new(),
         },
         SectionInit {
             id: "s1".into(),
             title: "Purpose".into(),
+            paragraphs: Vec::new(),
         },
     ];
     hub.create_document("r1", initial_update(&sections))

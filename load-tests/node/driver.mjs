@@ -1,17 +1,23 @@
-// Typing load with the stock providers, as browsers run them: N editors in this one Node process,
-// each with its own Y.Doc, its own socket and the provider a browser would use against that
-// server (y-websocket's WebsocketProvider for capopt and @y/websocket-server, Hocuspocus's own
-// provider for Hocuspocus), each inserting a token `[m<editor>.<n>]` into one Y.Text `rate`
-// times a second.
+// Typing load with the stock providers, as browsers run them: N editors, each with its own Y.Doc,
+// its own socket and the provider a browser would use against that server (y-websocket's
+// WebsocketProvider for capopt and @y/websocket-server, Hocuspocus's own provider for
+// Hocuspocus), each inserting a token `[m<editor>.<n>@<sent>]` into one Y.Text `rate` times a
+// second. The editors are spread over `processes` Node processes (this file forks them: one
+// process's event loop cannot apply 300 editors' updates and would measure itself), which follow
+// one schedule in wall-clock time set by the parent once every editor has synced.
 //
 // Measured per connection, by kind of message (update, sync step 1, sync step 2, awareness,
 // other), in both directions: messages and bytes per second. Deliveries: every token sent during
-// the window is looked for in the frames each other connection receives (the inserted text
+// the window (`m`) is looked for in the frames each other connection receives (the inserted text
 // travels as plain UTF-8 in a v1 update, however the server batches it); a token found twice in
 // one connection's frames is a duplicate. Latency: observers (the first `observers` editors)
-// record, for each token, the time from its insertion to its first arrival in a received frame.
+// record, for each token, the time from its insertion (its `@<sent>`, epoch milliseconds, which
+// every process reads from the same clock) to its first arrival in a received frame.
 //
 // Usage: node driver.mjs '<json config>'  (see `defaults` below); prints one JSON object.
+
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 
 import WebSocket from 'ws'
 import * as Y from 'yjs'
@@ -35,12 +41,15 @@ const defaults = {
   awareness: false,
   connectTimeoutMs: 60000,
   drainMs: 3000,
+  // Node processes the editors are spread over (editor i goes to process i % processes).
+  processes: 2,
 }
 const cfg = { ...defaults, ...JSON.parse(process.argv[2] || '{}') }
 const wsBase = cfg.base.replace(/^http/, 'ws')
 const KINDS = ['update', 'step1', 'step2', 'awareness', 'other']
 
-const now = () => Number(process.hrtime.bigint() / 1000n) / 1000 // ms, fractional
+// Epoch milliseconds, fractional: one clock for every process of the run.
+const now = () => performance.timeOrigin + performance.now()
 
 /** The kind of a y-protocols message (after Hocuspocus's document-name prefix, if any). */
 function kindOf(bytes) {
@@ -67,14 +76,14 @@ function counters() {
 
 const state = {
   measuring: false,
-  sent: new Map(), // token -> send time (ms), tokens of the measured window only
-  sentBy: [], // editor -> tokens sent in the window
+  sentBy: new Map(), // editor -> tokens sent in the window
   latencies: [],
   editors: [],
 }
 
-// Tokens look like `[m12.345]`: editor 12, edit 345, sent in the measured window (`m`).
-const TOKEN = /\[m(\d+)\.(\d+)\]/g
+// Tokens look like `[m12.345@1764151234567.8]`: editor 12, edit 345, sent in the measured window
+// (`m`) at that epoch millisecond. Warm-up tokens start with `w` and are not counted.
+const TOKEN = /\[m(\d+)\.\d+@([\d.]+)\]/g
 
 class Conn {
   constructor(i) {
@@ -102,14 +111,14 @@ class Conn {
       const t = now()
       for (const m of text.matchAll(TOKEN)) {
         const token = m[0]
-        if (!state.sent.has(token) || Number(m[1]) === this.i) continue
+        if (Number(m[1]) === this.i) continue
         if (this.seen.has(token)) {
           this.duplicates++
           continue
         }
         this.seen.add(token)
         this.deliveries++
-        if (this.observer) state.latencies.push(t - state.sent.get(token))
+        if (this.observer) state.latencies.push(t - Number(m[2]))
       }
     }
   }
@@ -187,32 +196,39 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 }
 
-async function main() {
-  for (let i = 0; i < cfg.editors; i++) {
+const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - now())))
+
+/** One process's share: open its editors, report them synced, type on the parent's schedule. */
+async function worker(index) {
+  const mine = []
+  for (let i = index; i < cfg.editors; i += cfg.processes) mine.push(i)
+  for (const [k, i] of mine.entries()) {
     state.editors.push(openEditor(i))
-    state.sentBy.push(0)
-    if (i % 20 === 19) await new Promise((r) => setTimeout(r, 20))
+    state.sentBy.set(i, 0)
+    if (k % 20 === 19) await new Promise((r) => setTimeout(r, 20))
   }
   const timeout = new Promise((_, reject) =>
     setTimeout(() => reject(new Error('editors did not sync in time')), cfg.connectTimeoutMs),
   )
   await Promise.race([Promise.all(state.editors.map((e) => e.ready)), timeout])
+  const schedule = new Promise((resolve) => process.once('message', resolve))
+  process.send({ synced: mine.length })
+  const { startAt, measureFrom, measureUntil } = await schedule
 
   // Typing: each editor on its own timer, phases spread over the period.
   const period = 1000 / cfg.rate
   const timers = []
-  let phase = 'w' // warm-up: one period, not measured
+  await sleepUntil(startAt)
   for (const e of state.editors) {
     const start = Math.random() * period
     timers.push(
       setTimeout(() => {
         const tick = () => {
           e.n++
-          const token = `[${phase}${e.i}.${e.n}]`
-          if (phase === 'm') {
-            state.sent.set(token, now())
-            state.sentBy[e.i]++
-          }
+          const t = now()
+          const measured = t >= measureFrom && t < measureUntil
+          const token = measured ? `[m${e.i}.${e.n}@${t.toFixed(1)}]` : `[w${e.i}.${e.n}]`
+          if (measured) state.sentBy.set(e.i, state.sentBy.get(e.i) + 1)
           // At the end, as a writer types: a token is never split by another's insertion, so
           // it stays whole in any diff or sync step 2 the server computes.
           const len = e.text.length
@@ -226,21 +242,65 @@ async function main() {
       }, start),
     )
   }
-  await new Promise((r) => setTimeout(r, period * 2))
-  phase = 'm'
+  await sleepUntil(measureFrom)
   state.measuring = true
-  const t0 = now()
-  await new Promise((r) => setTimeout(r, cfg.seconds * 1000))
-  phase = 'w'
-  for (const t of timers) clearInterval(t)
-  const elapsed = (now() - t0) / 1000
-  // Let what is in flight arrive; frames still count for deliveries, not for rates.
+  await sleepUntil(measureUntil)
   state.measuring = false
+  for (const t of timers) clearInterval(t)
+  // Let what is in flight arrive; frames still count for deliveries, not for rates.
   await new Promise((r) => setTimeout(r, cfg.drainMs))
+  const conns = state.editors.map((e) => ({
+    i: e.i,
+    slow: e.conn.slow,
+    rx: e.conn.rx,
+    tx: e.conn.tx,
+    deliveries: e.conn.deliveries,
+    duplicates: e.conn.duplicates,
+    opens: e.conn.opens,
+    sent: state.sentBy.get(e.i),
+  }))
+  process.send({ conns, latencies: state.latencies }, () => {
+    for (const e of state.editors) e.provider.destroy()
+    setTimeout(() => process.exit(0), 200)
+  })
+}
 
-  const conns = state.editors.map((e) => e.conn)
-  const sentTotal = state.sentBy.reduce((a, b) => a + b, 0)
-  const expectedPer = (c) => sentTotal - state.sentBy[c.i]
+/** The parent: forks the processes, sets the schedule once all are synced, merges the results. */
+async function coordinate() {
+  const children = []
+  const synced = []
+  const results = []
+  const failed = new Promise((_, reject) => {
+    for (let p = 0; p < cfg.processes; p++) {
+      const child = fork(fileURLToPath(import.meta.url), [JSON.stringify({ ...cfg, worker: p })], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      })
+      children.push(child)
+      synced.push(new Promise((resolve) => child.once('message', resolve)))
+      results.push(
+        new Promise((resolve) =>
+          child.on('message', (m) => {
+            if (m.conns) resolve(m)
+          }),
+        ),
+      )
+      child.on('exit', (code) => code !== 0 && reject(new Error(`driver process ${p} exited with ${code}`)))
+    }
+  })
+  failed.catch(() => {})
+  await Promise.race([Promise.all(synced), failed])
+  const period = 1000 / cfg.rate
+  const startAt = now() + 200
+  // One period of warm-up, not measured, then the window.
+  const measureFrom = startAt + period * 2
+  const measureUntil = measureFrom + cfg.seconds * 1000
+  for (const child of children) child.send({ startAt, measureFrom, measureUntil })
+  const parts = await Promise.race([Promise.all(results), failed])
+  const elapsed = cfg.seconds
+
+  const conns = parts.flatMap((p) => p.conns)
+  const sentTotal = conns.reduce((a, c) => a + c.sent, 0)
+  const expectedPer = (c) => sentTotal - c.sent
   const fast = conns.filter((c) => !c.slow)
   const perSecond = (pick) => {
     const out = {}
@@ -251,13 +311,14 @@ async function main() {
     }
     return out
   }
-  const lat = state.latencies.sort((a, b) => a - b)
+  const lat = parts.flatMap((p) => p.latencies).sort((a, b) => a - b)
   const slowConns = conns.filter((c) => c.slow)
   const result = {
     target: cfg.target,
     editors: cfg.editors,
+    driverProcesses: cfg.processes,
     ratePerEditor: cfg.rate,
-    seconds: +elapsed.toFixed(2),
+    seconds: elapsed,
     awareness: cfg.awareness,
     updatesSent: sentTotal,
     intendedUpdates: Math.round(cfg.editors * cfg.rate * elapsed),
@@ -284,11 +345,10 @@ async function main() {
       : null,
   }
   process.stdout.write(JSON.stringify(result) + '\n')
-  for (const e of state.editors) e.provider.destroy()
-  setTimeout(() => process.exit(0), 200)
 }
 
-main().catch((e) => {
+const run = cfg.worker === undefined ? coordinate() : worker(cfg.worker)
+run.catch((e) => {
   console.error(e?.stack || String(e))
   process.exit(1)
 })

@@ -1,6 +1,6 @@
 //! The typing load with the stock providers browsers run (`load-tests/node/driver.mjs`:
-//! y-websocket's provider for capopt, Hocuspocus's provider for Hocuspocus, yjs in one Node
-//! process), against capopt and Hocuspocus side by side, at several sizes, plus an optional run
+//! y-websocket's provider for capopt, Hocuspocus's provider for Hocuspocus, yjs, the editors
+//! spread over `--driver-processes` Node processes), against capopt and Hocuspocus side by side, at several sizes, plus an optional run
 //! with slow readers among fast ones. Each run gets a freshly started server and a fresh
 //! document; the driver reports latency, deliveries against expected (and duplicates), and per
 //! connection the messages and bytes per second by kind; this harness adds the server's CPU,
@@ -47,6 +47,10 @@ pub(crate) struct Args {
     /// Skip Hocuspocus.
     #[arg(long)]
     pub capopt_only: bool,
+    /// Node processes the driver spreads the editors over (one process's event loop, applying
+    /// every other editor's updates, falls behind first at 150 editors and more).
+    #[arg(long, default_value_t = 2)]
+    pub driver_processes: usize,
     /// Directory of the Node driver and reference servers (after `npm ci` there).
     #[arg(long, default_value = "load-tests/node")]
     pub node_dir: PathBuf,
@@ -81,6 +85,7 @@ async fn drive(
         "observers": args.observers.min(editors),
         "slow": slow,
         "awareness": args.awareness,
+        "processes": args.driver_processes.clamp(1, editors.max(1)),
     });
     let cpu0 = cpu_seconds(under.pid)?;
     let t0 = std::time::Instant::now();

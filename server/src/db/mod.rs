@@ -23,6 +23,7 @@ pub mod mappings;
 pub mod misc;
 pub mod profile;
 pub mod qa;
+pub mod report_templates;
 pub mod reports;
 pub mod runs;
 pub mod savings;

@@ -118,6 +118,9 @@ pub enum Event {
     /// Management).
     #[serde(rename = "user.changed")]
     UserChanged(UserChange),
+    /// A report template was created, edited or deleted.
+    #[serde(rename = "templates.changed")]
+    TemplatesChanged(TemplateRef),
     /// The subscription is active from the frame's `seq` on.
     #[serde(rename = "subscribed")]
     Subscribed,
@@ -176,6 +179,7 @@ impl Event {
             Event::ProjectUpdated(_) => "project.updated",
             Event::ClientChanged(_) => "client.changed",
             Event::UserChanged(_) => "user.changed",
+            Event::TemplatesChanged(_) => "templates.changed",
             Event::Subscribed => "subscribed",
             Event::Unsubscribed(_) => "unsubscribed",
             Event::Denied(_) => "denied",
@@ -223,6 +227,15 @@ pub struct ClassificationReviewed {
 pub struct LeverChange {
     /// The lever.
     pub lever_id: String,
+}
+
+/// Which report template changed (`templates.changed`): screens refetch the list and it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TemplateRef {
+    /// The template.
+    pub template_id: String,
 }
 
 /// Which client's project settings changed (`project.updated`): screens refetch them.

@@ -207,17 +207,26 @@ pub async fn create(state: &AppState, scope: &Scope, req: NewReport<'_>) -> ApiR
     let name = clean_name(req.name, "Report", MAX_NAME_CHARS)?;
     let folder_id = blank_to_none(req.folder_id);
     check_folder(state, client_id, folder_id).await?;
-    if blank_to_none(req.template_id).is_some() {
-        // No report template is stored in this version, so no id can name an active template.
-        return Err(ApiError::Validation {
-            code: "template_not_found",
-            message: "Failed to fetch template".into(),
-        });
-    }
-    let sections = vec![collab::report::SectionInit {
-        id: crate::db::new_id(),
-        title: "Introduction".into(),
-    }];
+    // A template's sections (titles and starting text) become the document's; without one the
+    // report starts with an empty Introduction.
+    let template_id = blank_to_none(req.template_id);
+    let sections = match template_id {
+        Some(t) => super::report_templates::active(state, t)
+            .await?
+            .sections
+            .into_iter()
+            .map(|s| collab::report::SectionInit {
+                id: crate::db::new_id(),
+                paragraphs: super::report_templates::paragraphs(&s.content),
+                title: s.title,
+            })
+            .collect(),
+        None => vec![collab::report::SectionInit {
+            id: crate::db::new_id(),
+            title: "Introduction".into(),
+            paragraphs: Vec::new(),
+        }],
+    };
     let initial = collab::report::initial_update(&sections);
     let id = crate::db::new_id();
     let month = db::month_key(chrono::Utc::now());
@@ -236,7 +245,7 @@ pub async fn create(state: &AppState, scope: &Scope, req: NewReport<'_>) -> ApiR
             client_id,
             folder_id,
             name: &name,
-            template_id: None,
+            template_id,
             created_by: user_id,
             section_count: sections.len() as i64,
         },

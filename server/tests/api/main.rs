@@ -22,6 +22,7 @@ mod matrix;
 mod profile;
 mod qa;
 mod realtime;
+mod report_templates;
 mod reports;
 mod runs;
 mod security;

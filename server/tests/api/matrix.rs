@@ -110,6 +110,8 @@ enum Needs {
     LeverFile,
     /// A user who is a member of Bank A (written directly), for the routes that remove one.
     User,
+    /// A report template (created by the admin).
+    ReportTemplate,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -286,6 +288,28 @@ const ROUTES: &[Route] = &[
         .needs(Needs::Report)
         .body(|_| Some(json!({"name": "Renamed by the matrix"}))),
     route("DELETE", "/api/reports/{report_id}", Rule::ClientWrite, 204).needs(Needs::Report),
+    // Report templates: administrators keep them, everyone signed in lists the active ones.
+    route("GET", "/api/report-templates", Rule::SignedIn, 200),
+    route("GET", "/api/admin/report-templates", Rule::Admin, 200),
+    route("POST", "/api/admin/report-templates", Rule::Admin, 201).body(|f| {
+        Some(json!({"name": format!("Matrix template {}", f.unique), "templateType": "eba"}))
+    }),
+    route("GET", "/api/admin/report-templates/{template_id}", Rule::Admin, 200)
+        .needs(Needs::ReportTemplate),
+    route("PUT", "/api/admin/report-templates/{template_id}", Rule::Admin, 200)
+        .needs(Needs::ReportTemplate)
+        .body(|f| {
+            Some(json!({
+                "name": format!("Edited template {}", f.unique),
+                "description": "",
+                "sections": [{"title": "Scope", "kind": "introduction", "content": "Text"}],
+                "branding": {"primaryColor": "#1e3a8a", "secondaryColor": "#0ea5e9", "backgroundColor": "#ffffff",
+                    "fontFamily": "Arial", "headingFontFamily": "Georgia", "fontScale": 1.0, "orientation": "landscape", "subtitle": ""},
+                "isActive": false
+            }))
+        }),
+    route("DELETE", "/api/admin/report-templates/{template_id}", Rule::Admin, 204)
+        .needs(Needs::ReportTemplate),
     // Task board.
     route("GET", "/api/board", Rule::ClientRead, 200).on_client(),
     route("POST", "/api/board/columns", Rule::ClientWrite, 201)
@@ -614,6 +638,15 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             .await
         }
         Needs::File => matrix_upload(admin, &f.client, n).await,
+        Needs::ReportTemplate => {
+            id_of(
+                admin,
+                Method::POST,
+                "/api/admin/report-templates",
+                json!({"name": format!("Matrix template {n}"), "templateType": "basel_iii"}),
+            )
+            .await
+        }
         Needs::Template => {
             id_of(
                 admin,

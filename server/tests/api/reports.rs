@@ -649,6 +649,7 @@ async fn a_real_document_survives_compaction() {
     let initial = collab::report::initial_update(&[collab::report::SectionInit {
         id: "a".into(),
         title: "Intro".into(),
+        paragraphs: Vec::new(),
     }]);
     store.create("r", &initial).await.unwrap();
     let stored = store.load("r").await.unwrap().unwrap();
@@ -1230,6 +1231,7 @@ async fn group_commits_are_merged_into_one_small_row() {
     let initial = collab::report::initial_update(&[collab::report::SectionInit {
         id: "a".into(),
         title: "Intro".into(),
+        paragraphs: Vec::new(),
     }]);
     store.create("m", &initial).await.unwrap();
     // Two editors typing one character per update, as browsers send them.

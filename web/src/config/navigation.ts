@@ -3,7 +3,7 @@ import { FileText, FolderCog, FolderOpen, LayoutDashboard, Home, UploadCloud, ty
 
 import { Activity, Calculator, Columns3, GraduationCap, KanbanSquare, LifeBuoy, Shuffle } from 'lucide-react'
 
-import { BookOpen, BrainCircuit, Settings } from 'lucide-react'
+import { BookOpen, BrainCircuit, LayoutTemplate, Settings } from 'lucide-react'
 
 import { Building2, UserCog } from 'lucide-react'
 
@@ -32,6 +32,7 @@ export const adminNavigation: NavGroup[] = [
       { label: 'File Management', href: paths.admin.fileManagement.getHref(), icon: FolderCog },
       { label: 'Processing Runs', href: paths.admin.processingRuns.getHref(), icon: Activity },
       { label: 'Lever dictionary', href: paths.admin.leverDictionary.getHref(), icon: BookOpen },
+      { label: 'Report templates', href: paths.admin.templates.getHref(), icon: LayoutTemplate },
     ],
   },
   {

@@ -32,6 +32,16 @@ export const paths = {
       getHref: (clientId: string) => `/admin/client-data-room/${encodeURIComponent(clientId)}`,
     },
     userManagement: { path: '/admin/settings', getHref: () => '/admin/settings' },
+    templates: { path: '/admin/report-generator-templates', getHref: () => '/admin/report-generator-templates' },
+    templateCreate: { path: '/admin/report-generator-templates/create', getHref: () => '/admin/report-generator-templates/create' },
+    templateEdit: {
+      path: '/admin/report-generator-templates/edit/:templateId',
+      getHref: (id: string) => `/admin/report-generator-templates/edit/${encodeURIComponent(id)}`,
+    },
+    templatePreview: {
+      path: '/admin/report-generator-templates/preview/:templateId',
+      getHref: (id: string) => `/admin/report-generator-templates/preview/${encodeURIComponent(id)}`,
+    },
   },
   // The profile menu's pages (spec 000 section 2.4): administrators' profile and settings, and
   // everyone else's settings (an alias of /client/settings).

@@ -1,3 +1,4 @@
+import type { ReportTemplate } from '@/api/types/ReportTemplate'
 import type { CreateFolderRequest } from '@/api/types/CreateFolderRequest'
 import type { CreateReportRequest } from '@/api/types/CreateReportRequest'
 import type { DraftLimit } from '@/api/types/DraftLimit'
@@ -65,6 +66,12 @@ export function useReport(clientId: string | null, reportId: string) {
 function useInvalidate(clientId: string) {
   const client = useQueryClient()
   return () => client.invalidateQueries({ queryKey: reportKeys.client(clientId) })
+}
+
+/** The active report templates a new report can start from (fetched while the dialog is open). */
+export const listReportTemplates = () => api.get<ReportTemplate[]>('/api/report-templates')
+export function useReportTemplates(enabled: boolean) {
+  return useQuery({ queryKey: ['report-templates', 'active'], queryFn: listReportTemplates, enabled })
 }
 
 export function useCreateReport(clientId: string) {

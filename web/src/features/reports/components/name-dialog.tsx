@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useMemo } from 'react'
+import { useMemo, type ReactNode } from 'react'
 import { useForm } from 'react-hook-form'
 
 import { Button } from '@/components/ui/button'
@@ -21,10 +21,12 @@ type Props = {
   requiredMessage: string
   pending: boolean
   onSubmit: (name: string) => void
+  /** Further fields under the name (New Report's template). */
+  children?: ReactNode
 }
 
 /** A dialog asking for one name (New Report, New Folder). */
-export function NameDialog({ open, onOpenChange, title, description, label, placeholder, submitLabel, requiredMessage, pending, onSubmit }: Props) {
+export function NameDialog({ open, onOpenChange, title, description, label, placeholder, submitLabel, requiredMessage, pending, onSubmit, children }: Props) {
   const schema = useMemo(() => nameSchema(requiredMessage), [requiredMessage])
   const {
     register,
@@ -50,6 +52,7 @@ export function NameDialog({ open, onOpenChange, title, description, label, plac
           <FormField label={label} error={errors.name?.message}>
             {(ids) => <Input {...ids} autoFocus placeholder={placeholder} maxLength={MAX_NAME} {...register('name')} />}
           </FormField>
+          {children}
           <DialogFooter>
             <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
               Cancel

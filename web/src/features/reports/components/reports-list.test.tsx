@@ -102,16 +102,23 @@ describe('ReportsList', () => {
     expect(calls).toHaveLength(0)
   })
 
-  it('heads an empty company with Create Your First Report, with the create button for editors', async () => {
-    mockApi({
+  it('heads an empty company with Create Your First Report, with the create button for editors; a report may start from a template', async () => {
+    const calls = mockApi({
       'GET /api/reports': () => json(200, []),
       'GET /api/reports/folders': () => json(200, []),
       'GET /api/reports/draft-limit': () => json(200, limit),
+      'GET /api/report-templates': () =>
+        json(200, [{ id: 't-1', name: 'Basel III Pillar 3', sections: [{ id: 's', title: 'Scope', kind: 'summary', content: '' }] }]),
+      'POST /api/reports': () => json(422, { code: 'limit', message: 'Monthly draft limit reached (100 drafts per month)' }),
     })
     renderList()
     expect(await screen.findByRole('heading', { name: 'Create Your First Report' })).toBeInTheDocument()
     await userEvent.click(screen.getByRole('button', { name: 'Create Report' }))
-    expect(await screen.findByRole('dialog', { name: 'New Report' })).toBeInTheDocument()
+    const dialog = await screen.findByRole('dialog', { name: 'New Report' })
+    await userEvent.type(within(dialog).getByLabelText('Report name'), 'FY disclosure')
+    await userEvent.selectOptions(await within(dialog).findByLabelText('Template'), 'Basel III Pillar 3 (1 section)')
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Create Report' }))
+    await waitFor(() => expect(calls.find((c) => c.key === 'POST /api/reports')?.body).toMatchObject({ name: 'FY disclosure', template_id: 't-1' }))
   })
 
   it('shows viewers Create Your First Report too, without the create button', async () => {

@@ -7,7 +7,9 @@ import { useNavigate, useSearchParams } from 'react-router'
 import { ClientSwitcher } from '@/components/client-switcher'
 import { Alert } from '@/components/ui/alert'
 import { Button } from '@/components/ui/button'
+import { FormField } from '@/components/ui/form-field'
 import { Input } from '@/components/ui/input'
+import { Select } from '@/components/ui/select'
 import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
 import { errorMessage } from '@/lib/api-client'
@@ -17,6 +19,7 @@ import { cn } from '@/lib/cn'
 import { toast } from '@/lib/toast'
 
 import {
+  useReportTemplates,
   useCreateFolder,
   useCreateReport,
   useDeleteReport,
@@ -75,6 +78,8 @@ export function ReportsList() {
   const chosenClient = params.get(CLIENT_PARAM)
   const editorHref = (id: string) => withClient(paths.client.reportEditor.getHref(id), chosenClient)
   const [newReportOpen, setNewReportOpen] = useState(false)
+  const [templateId, setTemplateId] = useState('')
+  const templates = useReportTemplates(newReportOpen)
   const [newFolderOpen, setNewFolderOpen] = useState(false)
   const [toDelete, setToDelete] = useState<ReportSummary | null>(null)
 
@@ -93,10 +98,11 @@ export function ReportsList() {
 
   const onCreateReport = (name: string) =>
     createReport.mutate(
-      { name, folder_id: folderId ?? undefined },
+      { name, folder_id: folderId ?? undefined, template_id: templateId || undefined },
       {
         onSuccess: (report) => {
           setNewReportOpen(false)
+          setTemplateId('')
           toast.success('Report created successfully')
           openReport(report.id)
         },
@@ -258,16 +264,35 @@ export function ReportsList() {
 
       <NameDialog
         open={newReportOpen}
-        onOpenChange={setNewReportOpen}
+        onOpenChange={(open) => {
+          setNewReportOpen(open)
+          if (!open) setTemplateId('')
+        }}
         title="New Report"
-        description={currentFolder ? `The report is created in ${currentFolder.name}.` : 'A draft report with an Introduction section.'}
+        description={
+          (currentFolder ? `The report is created in ${currentFolder.name}. ` : '') +
+          'It starts from a template\'s sections, or as a draft with an Introduction section.'
+        }
         label="Report name"
         placeholder="e.g. Q3 Pillar 3 disclosure"
         submitLabel="Create Report"
         requiredMessage="Report name is required"
         pending={createReport.isPending}
         onSubmit={onCreateReport}
-      />
+      >
+        <FormField label="Template" hint={templates.isError ? 'Failed to load report templates' : undefined}>
+          {(ids) => (
+            <Select {...ids} value={templateId} onChange={(e) => setTemplateId(e.target.value)}>
+              <option value="">No template (custom report)</option>
+              {(templates.data ?? []).map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name} ({t.sections.length} {t.sections.length === 1 ? 'section' : 'sections'})
+                </option>
+              ))}
+            </Select>
+          )}
+        </FormField>
+      </NameDialog>
       <NameDialog
         open={newFolderOpen}
         onOpenChange={setNewFolderOpen}

@@ -22,13 +22,16 @@ export function AppShell({ children, statusSlot }: Props) {
   return (
     <TooltipProvider delayDuration={200}>
       <SidebarProvider>
-        <AppSidebar
-          groups={navigationFor(user.role)}
-          label={isAdmin ? 'Admin navigation' : 'Client navigation'}
-          homeHref={homePathFor(user.role)}
-        />
+        {/* Printing a page (a template's Export Preview) prints its content alone. */}
+        <div className="contents print:hidden">
+          <AppSidebar
+            groups={navigationFor(user.role)}
+            label={isAdmin ? 'Admin navigation' : 'Client navigation'}
+            homeHref={homePathFor(user.role)}
+          />
+        </div>
         <div className="flex min-w-0 flex-1 flex-col">
-          <header className="sticky top-0 z-20 flex h-16 shrink-0 items-center justify-between gap-4 border-b border-slate-200 bg-white/95 px-4 backdrop-blur">
+          <header className="sticky top-0 z-20 flex print:hidden h-16 shrink-0 items-center justify-between gap-4 border-b border-slate-200 bg-white/95 px-4 backdrop-blur">
             <SidebarTrigger />
             <div className="flex items-center gap-3">
               {statusSlot ? <div data-slot="connection-status">{statusSlot}</div> : null}

@@ -1,0 +1,5 @@
+import { TemplatesList } from '@/features/report-templates/components/templates-list'
+
+export function Component() {
+  return <TemplatesList />
+}

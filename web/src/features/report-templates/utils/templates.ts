@@ -1,0 +1,71 @@
+import type { ReportTemplate, TemplateBranding, TemplateEdit } from '../api'
+
+/** Template types and their labels (the cards' badge). */
+export const TEMPLATE_TYPES = [
+  { value: 'basel_iii', label: 'Basel III Standard' },
+  { value: 'eba', label: 'EBA Template Report' },
+  { value: 'custom', label: 'Custom Template' },
+] as const
+
+export function typeLabel(type: string): string {
+  return TEMPLATE_TYPES.find((t) => t.value === type)?.label ?? 'Custom Template'
+}
+
+/** The template editor's 16 fonts (the server accepts these). */
+export const TEMPLATE_FONTS = [
+  'SF Pro Display',
+  'Arial',
+  'Helvetica',
+  'Times New Roman',
+  'Georgia',
+  'Calibri',
+  'Verdana',
+  'Garamond',
+  'Courier New',
+  'Roboto',
+  'Inter',
+  'Open Sans',
+  'Lato',
+  'Montserrat',
+  'Source Sans Pro',
+  'Palatino',
+] as const
+
+/** Kinds of section, with labels. */
+export const SECTION_KINDS = [
+  { value: 'summary', label: 'Summary' },
+  { value: 'introduction', label: 'Introduction' },
+  { value: 'regulatory', label: 'Regulatory' },
+  { value: 'capital', label: 'Capital' },
+  { value: 'conclusion', label: 'Conclusion' },
+  { value: 'content', label: 'Content' },
+  { value: 'custom', label: 'Custom' },
+] as const
+
+/** The most sections a template holds (the server's limit). */
+export const MAX_SECTIONS = 100
+
+/** What the editor edits of a template: everything but the type. */
+export function editOf(t: ReportTemplate): TemplateEdit {
+  return {
+    name: t.name,
+    description: t.description,
+    sections: t.sections.map((s) => ({ ...s })),
+    branding: { ...t.branding },
+    isActive: t.isActive,
+  }
+}
+
+/** `1.0` → `100%`. */
+export function scaleLabel(b: TemplateBranding): string {
+  return `${Math.round(b.fontScale * 100)}%`
+}
+
+/** Blank lines separate a section's paragraphs (as the server writes them into a report). */
+export function paragraphsOf(content: string): string[] {
+  return content
+    .replace(/\r\n/g, '\n')
+    .split('\n\n')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+}
