@@ -109,6 +109,28 @@ pub fn order_key(mut n: u64) -> String {
     String::from_utf8(key).unwrap_or_default()
 }
 
+/// Root map of a report's branding, shared by everyone editing it: `primaryColor`,
+/// `secondaryColor`, `backgroundColor` (`#rrggbb`), `fontFamily`, `headingFontFamily`,
+/// `fontScale` (a number), `orientation` (`portrait` or `landscape`) and `subtitle`. A key that
+/// is missing takes the product's default.
+pub const BRANDING_MAP: &str = "branding";
+
+/// [`initial_update`] with the report's starting branding (a template's), written into
+/// [`BRANDING_MAP`].
+pub fn initial_update_branded(sections: &[SectionInit], branding: &[(&str, Any)]) -> Vec<u8> {
+    let doc = Doc::new();
+    write_initial(&doc, sections);
+    if !branding.is_empty() {
+        let map = doc.get_or_insert_map(BRANDING_MAP);
+        let mut txn = doc.transact_mut();
+        for (key, value) in branding {
+            map.insert(&mut txn, *key, value.clone());
+        }
+    }
+    doc.transact()
+        .encode_state_as_update_v1(&StateVector::default())
+}
+
 /// The initial content of a report: the `sections` map (titles and order keys `a0`, `a1`...,
 /// in the given order) and one fragment per section holding its paragraphs (one `paragraph`
 /// element with its text each, as Tiptap writes them) or one empty paragraph, as a v1
@@ -117,7 +139,10 @@ pub fn order_key(mut n: u64) -> String {
 /// Ids should be unique (see [`check_sections`]); with a duplicate id the last title and
 /// position win.
 pub fn initial_update(sections: &[SectionInit]) -> Vec<u8> {
-    let doc = Doc::new();
+    initial_update_branded(sections, &[])
+}
+
+fn write_initial(doc: &Doc, sections: &[SectionInit]) {
     let map = doc.get_or_insert_map(SECTIONS_MAP);
     let mut fragments = Vec::with_capacity(sections.len());
     let mut created = std::collections::HashSet::new();
@@ -155,8 +180,6 @@ pub fn initial_update(sections: &[SectionInit]) -> Vec<u8> {
             }
         }
     }
-    doc.transact()
-        .encode_state_as_update_v1(&StateVector::default())
 }
 
 fn string_of(value: Option<Out>, txn: &impl ReadTxn) -> String {
@@ -289,6 +312,34 @@ mod tests {
             .unwrap();
         let txn = doc.transact();
         assert_eq!(frag.get_string(&txn), "<paragraph></paragraph>");
+    }
+
+    #[test]
+    fn a_branded_report_starts_with_its_branding() {
+        let update = initial_update_branded(
+            &[SectionInit {
+                id: "a".into(),
+                title: "A".into(),
+                paragraphs: Vec::new(),
+            }],
+            &[
+                ("primaryColor", Any::from("#0f766e")),
+                ("fontScale", Any::from(1.1)),
+            ],
+        );
+        use yrs::updates::decoder::Decode;
+        let doc = Doc::new();
+        let map = doc.get_or_insert_map(BRANDING_MAP);
+        doc.transact_mut()
+            .apply_update(yrs::Update::decode_v1(&update).unwrap())
+            .unwrap();
+        let txn = doc.transact();
+        assert_eq!(
+            map.get(&txn, "primaryColor"),
+            Some(Out::Any(Any::from("#0f766e")))
+        );
+        assert_eq!(map.get(&txn, "fontScale"), Some(Out::Any(Any::from(1.1))));
+        assert_eq!(read_sections_v1(&update).unwrap().len(), 1);
     }
 
     #[test]

@@ -82,6 +82,25 @@ test('a template is created, edited, previewed and a report starts from it', asy
   await expect(summary).toContainText('This report sets out the capital position of the bank.')
   await expect(summary.locator('p')).toHaveCount(2)
   await expect(member.getByRole('textbox', { name: 'Credit Risk content' })).toBeVisible()
+  // The template's branding is the report's, and a colleague's change reaches it live.
+  const document = member.getByRole('document', { name: 'Report document' })
+  await expect(document).toHaveAttribute('data-orientation', 'landscape')
+  await expect(member.getByTestId('report-header')).toContainText('Pillar 3 disclosures')
+  const colleague = await newPage(browser, env.server.baseUrl)
+  await login(colleague, ACCOUNTS.approver)
+  await expect(colleague).toHaveURL(/\/client\/home/)
+  await colleague.goto(new URL(member.url()).pathname)
+  await colleague.getByRole('button', { name: 'Branding' }).click()
+  await colleague.getByLabel('Primary colour', { exact: true }).fill('#abc')
+  await colleague.getByLabel('Report subtitle').fill('FY 2026 Pillar 3')
+  await colleague.getByRole('button', { name: 'Settings' }).click()
+  await colleague.getByLabel('Portrait PDF').check()
+  await expect(member.getByTestId('report-header')).toHaveCSS('background-color', 'rgb(170, 187, 204)')
+  await expect(member.getByTestId('report-header')).toContainText('FY 2026 Pillar 3')
+  await expect(document).toHaveAttribute('data-orientation', 'portrait')
+  await colleague.getByLabel('Primary colour', { exact: true }).fill('not a colour')
+  await expect(colleague.getByText('Enter a colour like #1e3a8a.')).toBeVisible()
+  await expect(member.getByTestId('report-header')).toHaveCSS('background-color', 'rgb(170, 187, 204)')
   await screenshot(member, 'report-from-template')
 
   // Made inactive: no longer offered; the card says so.
@@ -104,5 +123,5 @@ test('a template is created, edited, previewed and a report starts from it', asy
 
   // Not for anyone else: the API refuses a member.
   expect((await apiCall(member, 'GET', '/api/admin/report-templates')).status).toBe(403)
-  for (const page of [admin, other, member]) expect(page.errors).toEqual([])
+  for (const page of [admin, other, member, colleague]) expect(page.errors).toEqual([])
 })

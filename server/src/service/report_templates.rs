@@ -220,6 +220,25 @@ pub fn paragraphs(content: &str) -> Vec<String> {
         .collect()
 }
 
+/// A template's branding as the entries of a report document's branding map
+/// ([`collab::report::BRANDING_MAP`]).
+pub fn branding_entries(b: &TemplateBranding) -> Vec<(&'static str, yrs::Any)> {
+    use yrs::Any;
+    vec![
+        ("primaryColor", Any::from(b.primary_color.as_str())),
+        ("secondaryColor", Any::from(b.secondary_color.as_str())),
+        ("backgroundColor", Any::from(b.background_color.as_str())),
+        ("fontFamily", Any::from(b.font_family.as_str())),
+        (
+            "headingFontFamily",
+            Any::from(b.heading_font_family.as_str()),
+        ),
+        ("fontScale", Any::from(b.font_scale)),
+        ("orientation", Any::from(b.orientation.as_str())),
+        ("subtitle", Any::from(b.subtitle.as_str())),
+    ]
+}
+
 fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::validation(message)
 }

@@ -209,25 +209,35 @@ pub async fn create(state: &AppState, scope: &Scope, req: NewReport<'_>) -> ApiR
     check_folder(state, client_id, folder_id).await?;
     // A template's sections (titles and starting text) become the document's; without one the
     // report starts with an empty Introduction.
+    // The template's branding becomes the document's (shared live from then on).
     let template_id = blank_to_none(req.template_id);
-    let sections = match template_id {
-        Some(t) => super::report_templates::active(state, t)
-            .await?
-            .sections
-            .into_iter()
-            .map(|s| collab::report::SectionInit {
+    let (sections, branding) = match template_id {
+        Some(t) => {
+            let template = super::report_templates::active(state, t).await?;
+            let sections = template
+                .sections
+                .into_iter()
+                .map(|s| collab::report::SectionInit {
+                    id: crate::db::new_id(),
+                    paragraphs: super::report_templates::paragraphs(&s.content),
+                    title: s.title,
+                })
+                .collect();
+            (
+                sections,
+                super::report_templates::branding_entries(&template.branding),
+            )
+        }
+        None => (
+            vec![collab::report::SectionInit {
                 id: crate::db::new_id(),
-                paragraphs: super::report_templates::paragraphs(&s.content),
-                title: s.title,
-            })
-            .collect(),
-        None => vec![collab::report::SectionInit {
-            id: crate::db::new_id(),
-            title: "Introduction".into(),
-            paragraphs: Vec::new(),
-        }],
+                title: "Introduction".into(),
+                paragraphs: Vec::new(),
+            }],
+            Vec::new(),
+        ),
     };
-    let initial = collab::report::initial_update(&sections);
+    let initial = collab::report::initial_update_branded(&sections, &branding);
     let id = crate::db::new_id();
     let month = db::month_key(chrono::Utc::now());
     let user_id = &scope.user().id;

@@ -178,6 +178,15 @@ async fn templates_are_created_edited_offered_and_written_into_reports() {
             second.get_string(&doc.transact()),
             "<paragraph></paragraph>"
         );
+        // The template's branding is the report's, in the shared document.
+        use yrs::Map;
+        let branding = doc.get_or_insert_map(collab::report::BRANDING_MAP);
+        let txn = doc.transact();
+        let get = |k: &str| branding.get(&txn, k).map(|v| v.to_string(&txn));
+        assert_eq!(get("primaryColor").as_deref(), Some("#0f766e"));
+        assert_eq!(get("orientation").as_deref(), Some("landscape"));
+        assert_eq!(get("subtitle").as_deref(), Some("Pillar 3 disclosures"));
+        assert_eq!(get("fontScale").as_deref(), Some("1.1"));
     }
 
     // Inactive: no longer offered, and no report can start from it.

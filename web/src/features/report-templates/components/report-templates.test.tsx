@@ -173,12 +173,21 @@ describe('report templates', () => {
     expect(put.branding).toMatchObject({ orientation: 'landscape', fontFamily: 'Georgia' })
     expect(put).not.toHaveProperty('templateType')
 
-    // A refusal keeps the draft and says why.
+    // Not a colour: refused here. Three digits are expanded.
+    await userEvent.clear(screen.getByLabelText('Secondary Color'))
+    await userEvent.type(screen.getByLabelText('Secondary Color'), 'teal')
+    await userEvent.click(screen.getByRole('button', { name: 'Save Template' }))
+    expect(await screen.findByText('Colours are hex values like #1e3a8a.')).toBeInTheDocument()
+    await userEvent.clear(screen.getByLabelText('Secondary Color'))
+    await userEvent.type(screen.getByLabelText('Secondary Color'), 'f0a')
+
+    // A refusal by the server keeps the draft and says why.
     await userEvent.clear(screen.getByLabelText('Primary Color'))
     await userEvent.type(screen.getByLabelText('Primary Color'), '#000000')
     await userEvent.click(screen.getByRole('button', { name: 'Save Template' }))
     expect(await screen.findByText('Save failed')).toBeInTheDocument()
     expect(screen.getByLabelText('Primary Color')).toHaveValue('#000000')
+    expect((calls.filter((c) => c.key.startsWith('PUT')).at(-1)?.body as ReportTemplate).branding.secondaryColor).toBe('#ff00aa')
   })
 
   it('shows Template Not Found for an unknown id, and previews a template with its sections and paragraphs', async () => {

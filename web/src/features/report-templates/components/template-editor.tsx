@@ -13,6 +13,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { Textarea } from '@/components/ui/textarea'
 import { paths } from '@/config/paths'
 import { ApiError, errorMessage } from '@/lib/api-client'
+import { normalizeHex } from '@/lib/colour'
 import { toast } from '@/lib/toast'
 
 import { useTemplate, useUpdateTemplate, type TemplateBranding, type TemplateEdit, type TemplateSection } from '../api'
@@ -71,8 +72,18 @@ export function TemplateEditor({ templateId }: { templateId: string }) {
       toast.error('Validation Error', `Section ${untitled + 1} needs a title.`)
       return
     }
+    // The brand colour rule: six hex digits with or without '#', three expanded.
+    const colours = {
+      primaryColor: normalizeHex(draft.branding.primaryColor),
+      secondaryColor: normalizeHex(draft.branding.secondaryColor),
+      backgroundColor: normalizeHex(draft.branding.backgroundColor),
+    }
+    if (Object.values(colours).some((c) => c === null)) {
+      toast.error('Validation Error', 'Colours are hex values like #1e3a8a.')
+      return
+    }
     update.mutate(
-      { id: t.id, input: draft },
+      { id: t.id, input: { ...draft, branding: { ...draft.branding, ...(colours as Record<string, string>) } } },
       {
         onSuccess: (saved) => {
           setDraft(editOf(saved))

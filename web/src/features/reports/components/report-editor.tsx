@@ -3,8 +3,8 @@ import './editor.css'
 import type { ReportStatus } from '@/api/types/ReportStatus'
 import type { ReportSummary } from '@/api/types/ReportSummary'
 import type { Editor } from '@tiptap/core'
-import { ArrowDown, ArrowLeft, ArrowUp, ChevronDown, Copy, FileDown, Pencil, Plus, Save, Trash2 } from 'lucide-react'
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
+import { ArrowDown, ArrowLeft, ArrowUp, Copy, FileDown, Pencil, Plus, Save, Trash2 } from 'lucide-react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { Link, useBlocker, useNavigate, useSearchParams } from 'react-router'
 import type * as Y from 'yjs'
 
@@ -17,7 +17,6 @@ import { ApiError, errorMessage } from '@/lib/api-client'
 import { CLIENT_PARAM, useClientId, withClient } from '@/hooks/use-client-id'
 import { useAuthStore } from '@/lib/auth-store'
 import { closeMessage } from '@/lib/close-codes'
-import { cn } from '@/lib/cn'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { toast } from '@/lib/toast'
 
@@ -34,11 +33,14 @@ import {
   type Section,
   type SectionDeletion,
 } from '../utils/sections'
+import { useBranding, setBranding } from '../utils/branding'
+import { BrandingPanel } from './branding-panel'
 import { EditorToolbar } from './editor-toolbar'
 import { InlineRename } from './inline-rename'
 import { StatusBadge } from './report-badges'
 import { ReportErrorBoundary } from './report-error-boundary'
 import { SectionEditor, type CaretUser } from './section-editor'
+import { SidePanel } from './side-panel'
 
 /** Auto-save of the report's name and status, after changes (the spec's 90 seconds). */
 export const AUTO_SAVE_DELAY_MS = 90_000
@@ -137,11 +139,9 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
     setMeta((m) => applyServer(m, report))
   }
   const [active, setActive] = useState<Editor | null>(null)
-  const [structureOpen, setStructureOpen] = useState(true)
   const [sectionToDelete, setSectionToDelete] = useState<Section | null>(null)
   const lastDeletion = useRef<SectionDeletion | null>(null)
   const documentsHref = useDocumentsHref(report.folder_id)
-  const structureId = useId()
   const unsaved = hasUnsaved(meta)
   const { name, status } = meta.local
 
@@ -198,6 +198,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
   }, [unsaved, canEdit])
 
   const doc = connection.doc
+  const branding = useBranding(doc)
 
   // A section a colleague deleted does not vanish without a word (its text may have been being
   // typed here); the colleague can still undo it.
@@ -324,8 +325,20 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           {canEdit && <EditorToolbar editor={active} />}
         </header>
 
-        <div className="space-y-4 rounded-lg border border-slate-200 bg-white p-6">
-          <h1 className="text-2xl font-bold text-slate-900">{meta.saved.name}</h1>
+        <div
+          className="report-document overflow-hidden rounded-lg border border-slate-200"
+          data-orientation={branding.orientation}
+          aria-label="Report document"
+          role="document"
+          style={{ backgroundColor: branding.backgroundColor, fontFamily: branding.fontFamily, fontSize: `${branding.fontScale}rem` }}
+        >
+          <div className="px-6 py-5 text-white" style={{ backgroundColor: branding.primaryColor }} data-testid="report-header">
+            <h1 className="text-2xl font-bold" style={{ fontFamily: branding.headingFontFamily }}>
+              {meta.saved.name}
+            </h1>
+            {branding.subtitle && <p className="mt-1 text-sm opacity-90">{branding.subtitle}</p>}
+          </div>
+          <div className="space-y-4 p-6" style={{ ['--report-heading-font' as string]: branding.headingFontFamily, ['--report-accent' as string]: branding.secondaryColor }}>
           {sections.map((s, i) => (
             <section key={s.id} aria-label={s.title} className="group space-y-2">
               <SectionHeading doc={doc} section={s} index={i} count={sections.length} canEdit={canEdit} onDelete={setSectionToDelete} />
@@ -334,38 +347,50 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           ))}
           {synced && sections.length === 0 && <p className="text-sm text-slate-500">This report has no sections yet.</p>}
           <p className="pt-4 text-center text-xs text-slate-400">Page 1 of 1</p>
+          </div>
         </div>
       </div>
 
       <aside className="report-editor-chrome w-full shrink-0 space-y-3 lg:w-72" aria-label="Report panel">
-        <div className="rounded-lg border border-slate-200 bg-white p-4">
-          <h2 className="text-sm font-semibold text-slate-900">
-            <button
-              type="button"
-              aria-expanded={structureOpen}
-              aria-controls={structureId}
-              onClick={() => setStructureOpen((open) => !open)}
-              className="flex w-full items-center justify-between gap-2 rounded-md text-left outline-none focus-visible:ring-2 focus-visible:ring-brand-200"
-            >
-              Structure
-              <ChevronDown className={cn('size-4 text-slate-500 transition-transform', !structureOpen && '-rotate-90')} aria-hidden="true" />
-            </button>
-          </h2>
-          <div id={structureId} hidden={!structureOpen} className="mt-2">
-            <ol className="space-y-1 text-sm text-slate-700" aria-label="Sections">
-              {sections.map((s) => (
-                <li key={s.id} className="truncate">
-                  {s.title}
-                </li>
-              ))}
-            </ol>
-            {canEdit && (
-              <Button variant="outline" className="mt-3 w-full" onClick={() => addSection(doc)}>
-                <Plus /> Add Custom Section
-              </Button>
-            )}
-          </div>
-        </div>
+        <SidePanel title="Structure">
+          <ol className="space-y-1 text-sm text-slate-700" aria-label="Sections">
+            {sections.map((s) => (
+              <li key={s.id} className="truncate">
+                {s.title}
+              </li>
+            ))}
+          </ol>
+          {canEdit && (
+            <Button variant="outline" className="mt-3 w-full" onClick={() => addSection(doc)}>
+              <Plus /> Add Custom Section
+            </Button>
+          )}
+        </SidePanel>
+        <SidePanel title="Branding" defaultOpen={false}>
+          <BrandingPanel doc={doc} branding={branding} canEdit={canEdit} />
+        </SidePanel>
+        <SidePanel title="Settings" defaultOpen={false}>
+          <fieldset className="space-y-2 text-sm text-slate-700" disabled={!canEdit}>
+            <legend className="sr-only">PDF orientation</legend>
+            {(
+              [
+                ['portrait', 'Portrait PDF'],
+                ['landscape', 'Landscape PDF'],
+              ] as const
+            ).map(([value, label]) => (
+              <label key={value} className="flex items-center gap-2">
+                <input
+                  type="radio"
+                  name="report-orientation"
+                  value={value}
+                  checked={branding.orientation === value}
+                  onChange={() => setBranding(doc, { orientation: value })}
+                />
+                {label}
+              </label>
+            ))}
+          </fieldset>
+        </SidePanel>
       </aside>
 
       <Dialog open={sectionToDelete !== null} onOpenChange={(open) => !open && setSectionToDelete(null)}>
@@ -441,7 +466,9 @@ function SectionHeading({ doc, section: s, index, count, canEdit, onDelete }: Se
           }}
         />
       ) : (
-        <h2 className="flex-1 text-lg font-semibold text-slate-900">{s.title}</h2>
+        <h2 className="flex-1 text-lg font-semibold text-slate-900" style={{ fontFamily: 'var(--report-heading-font)' }}>
+          {s.title}
+        </h2>
       )}
       {canEdit && (
         <div className="report-editor-chrome flex gap-1 opacity-60 group-focus-within:opacity-100 group-hover:opacity-100">
