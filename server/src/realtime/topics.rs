@@ -27,7 +27,7 @@ pub const CLIENT_AREAS: [&str; 7] = [
     "settings",
 ];
 /// The admin-wide topics' areas.
-pub const ADMIN_AREAS: [&str; 10] = [
+pub const ADMIN_AREAS: [&str; 11] = [
     "runs",
     "files",
     "dashboard",
@@ -38,6 +38,7 @@ pub const ADMIN_AREAS: [&str; 10] = [
     "levers",
     "clients",
     "users",
+    "knowledge",
 ];
 /// Longest accepted topic name.
 pub const MAX_TOPIC_LEN: usize = 200;
