@@ -12,7 +12,14 @@ use serde_json::Value;
 
 use crate::helpers::*;
 
-const TXT: &str = "Capital Requirements Regulation\n\nPart Three sets the own funds requirements.\n\u{c}Exposures to public sector entities are risk weighted under Article 116(2), as regional governments are under Art. 115.\n";
+/// Two pages (a form feed between them): the first long enough that the second page's text
+/// starts a chunk of its own.
+fn txt() -> String {
+    let filler: String = (0..195).map(|i| format!("filler{i} ")).collect();
+    format!(
+        "Capital Requirements Regulation\n\nPart Three sets the own funds requirements.\n\n{filler}\n\x0cExposures to public sector entities are risk weighted under Article 116(2), as regional governments are under Art. 115.\n"
+    )
+}
 
 fn docx() -> Vec<u8> {
     let styles = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -103,7 +110,7 @@ async fn txt_and_docx_are_read_chunked_and_found_with_article_and_page() {
 
     let (st, v) = upload(
         &admin,
-        &[("crr.txt", TXT.as_bytes().to_vec()), ("crm.docx", docx())],
+        &[("crr.txt", txt().into_bytes()), ("crm.docx", docx())],
         &[("category", "assets")],
     )
     .await;
@@ -288,7 +295,7 @@ async fn invalid_utf8_fails_with_a_clear_message_and_delete_removes_everything()
 
     let (st, v) = upload(
         &admin,
-        &[("crr.txt", TXT.as_bytes().to_vec())],
+        &[("crr.txt", txt().into_bytes())],
         &[("category", "Assets")],
     )
     .await;
@@ -365,7 +372,7 @@ async fn documents_left_processing_by_a_crash_are_claimed_again_or_failed() {
     for attempts in [1, server::service::knowledge::MAX_ATTEMPTS] {
         let key = server::storage::Storage::knowledge_key("x.txt");
         let tmp = app.state.storage.temp_file().unwrap();
-        std::fs::write(tmp.path(), TXT).unwrap();
+        std::fs::write(tmp.path(), txt()).unwrap();
         let path = tmp.into_temp_path();
         app.state
             .storage
@@ -382,7 +389,7 @@ async fn documents_left_processing_by_a_crash_are_claimed_again_or_failed() {
                 name: format!("crashed-{attempts}.txt"),
                 file_type: "txt".into(),
                 content_type: "text/plain".into(),
-                size_bytes: TXT.len() as i64,
+                size_bytes: txt().len() as i64,
                 storage_key: key.as_str().to_owned(),
                 category: None,
                 lever_id: None,
