@@ -203,7 +203,7 @@ pub struct SearchQuery {
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
-pub struct CategoryCount {
+pub struct KnowledgeCategoryCount {
     /// The category (`None`: none given).
     pub category: Option<String>,
     /// Completed documents in it.
@@ -235,7 +235,7 @@ pub struct KnowledgeStats {
     #[ts(type = "number")]
     pub categories: i64,
     /// Completed documents per category.
-    pub by_category: Vec<CategoryCount>,
+    pub by_category: Vec<KnowledgeCategoryCount>,
 }
 
 /// An upload: the received files and the category or lever they belong to.
@@ -488,7 +488,7 @@ pub async fn stats(state: &AppState) -> ApiResult<KnowledgeStats> {
     let by_category = db::documents_per_category(&state.db.pool)
         .await?
         .into_iter()
-        .map(|(category, documents)| CategoryCount {
+        .map(|(category, documents)| KnowledgeCategoryCount {
             category,
             documents,
         })

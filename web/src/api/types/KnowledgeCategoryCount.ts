@@ -3,7 +3,7 @@
 /**
  * Documents of one category.
  */
-export type CategoryCount = { 
+export type KnowledgeCategoryCount = { 
 /**
  * The category (`None`: none given).
  */
