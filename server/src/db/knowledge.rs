@@ -274,6 +274,25 @@ pub async fn get<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<Option<
         .await
 }
 
+/// Whether some document waits for a claim (read first, so that an idle worker's poll does
+/// not take SQLite's write lock).
+#[tracing::instrument(skip(ex), err)]
+pub async fn any_ready<'e>(
+    ex: impl AnyExecutor<'e>,
+    now: &str,
+    max_attempts: i64,
+) -> sqlx::Result<bool> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT id FROM knowledge_documents WHERE status = 'processing'
+           AND (lease_until IS NULL OR lease_until < $1) AND attempts < $2 LIMIT 1",
+    )
+    .bind(now)
+    .bind(max_attempts)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.is_some())
+}
+
 /// Claims the oldest document waiting for processing, or one whose claim expired and that has
 /// claims left: its lease runs to `lease_until` and its attempts grow by one. On PostgreSQL,
 /// `FOR UPDATE SKIP LOCKED` lets instances claim different documents at once, and the repeated

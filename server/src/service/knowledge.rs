@@ -513,6 +513,9 @@ fn lease_until() -> String {
 
 /// Claims the next document to read, if any.
 pub async fn claim(state: &AppState) -> ApiResult<Option<DocumentRow>> {
+    if !db::any_ready(&state.db.pool, &crate::db::now(), MAX_ATTEMPTS).await? {
+        return Ok(None);
+    }
     Ok(db::claim(
         &state.db.pool,
         state.db.backend,

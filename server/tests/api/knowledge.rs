@@ -431,3 +431,50 @@ async fn documents_left_processing_by_a_crash_are_claimed_again_or_failed() {
     );
     assert_eq!(search(&admin, "public sector").await.len(), 1);
 }
+
+/// A two-page PDF with an outline: `Part Three` (page 1) and `Article 116 Exposures to PSEs`
+/// under it (page 2).
+fn pdf() -> Vec<u8> {
+    use pdf_oxide::writer::{DocumentBuilder, OutlineItem};
+    let mut b = DocumentBuilder::new();
+    b.a4_page()
+        .at(72.0, 770.0)
+        .heading(1, "Part Three")
+        .font("Helvetica", 11.0)
+        .paragraph("Capital requirements for credit risk apply to every exposure class.")
+        .done();
+    b.a4_page()
+        .at(72.0, 770.0)
+        .heading(2, "Article 116 Exposures to PSEs")
+        .font("Helvetica", 11.0)
+        .paragraph("Exposures to public sector entities shall be risk weighted as set out here.")
+        .done();
+    b.bookmark_tree(|o| {
+        o.add_item(OutlineItem::new("Part Three", 0));
+        o.add_child(OutlineItem::new("Article 116 Exposures to PSEs", 1));
+        o.pop();
+    })
+    .build()
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_pdf_is_found_under_its_outline_heading_with_its_page() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+    let (st, v) = upload(&admin, &[("crr.pdf", pdf())], &[("category", "Assets")]).await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let d = settled(&admin, v[0]["id"].as_str().unwrap()).await;
+    assert_eq!(d["status"], "completed", "{d}");
+    assert_eq!(d["fileType"], "pdf");
+    assert_eq!(d["pages"], 2);
+    let hits = search(&admin, "public sector entities").await;
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(
+        hits[0]["heading"],
+        "Part Three > Article 116 Exposures to PSEs"
+    );
+    assert_eq!(hits[0]["article"], "Article 116");
+    assert_eq!(hits[0]["pageFrom"], 2);
+    assert_eq!(hits[0]["pageTo"], 2);
+}
