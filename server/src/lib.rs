@@ -24,6 +24,7 @@ pub mod docs;
 pub mod error;
 pub mod ids;
 pub mod jobs;
+pub mod knowledge;
 pub mod mail;
 pub mod realtime;
 pub mod seed;

@@ -99,6 +99,7 @@ impl ObjectKey {
         if parts.len() == 3 {
             let ok = match parts[0] {
                 "levers" => valid_folder(parts[1]) && plain_name(parts[2]),
+                "knowledge" => parts[1] == "documents" && plain_name(parts[2]),
                 "avatars" => {
                     !parts[1].is_empty()
                         && parts[1]
@@ -344,6 +345,15 @@ impl Storage {
         ObjectKey(format!(
             "levers/{folder}/{}-{}.{}",
             chrono::Utc::now().timestamp_millis(),
+            uuid::Uuid::new_v4(),
+            key_extension(file_name)
+        ))
+    }
+
+    /// A new key for a knowledge-base document: `knowledge/documents/{uuid}.{ext}`.
+    pub fn knowledge_key(file_name: &str) -> ObjectKey {
+        ObjectKey(format!(
+            "knowledge/documents/{}.{}",
             uuid::Uuid::new_v4(),
             key_extension(file_name)
         ))

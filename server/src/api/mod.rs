@@ -32,6 +32,7 @@ pub mod extract;
 pub mod files;
 pub mod insights;
 pub mod invitations;
+pub mod knowledge;
 pub mod lever_dictionary;
 pub mod levers;
 pub mod mappings;
@@ -83,6 +84,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(calculator::router())
         .merge(support::router())
         .merge(lever_dictionary::router())
+        .merge(knowledge::router())
         .merge(profile::router())
         .merge(qa::router())
         .merge(crate::realtime::ws::router())

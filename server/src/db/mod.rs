@@ -17,6 +17,7 @@ pub mod dashboard;
 pub mod file_admin;
 pub mod files;
 pub mod insights;
+pub mod knowledge;
 pub mod lever_files;
 pub mod levers;
 pub mod mappings;
@@ -112,6 +113,8 @@ impl Db {
             }
             Backend::Postgres => postgres_name_search(&pool).await,
         }
+        // The knowledge base's full-text index, per dialect (its DDL is not portable).
+        knowledge::set_up_search(&pool, backend).await?;
         if let Some(path) = &sqlite_file {
             // SQLite gives its journal files the database file's mode; older ones are fixed here.
             for suffix in ["-wal", "-shm", "-journal"] {

@@ -107,6 +107,10 @@ pub enum Event {
     /// files moved, deleted).
     #[serde(rename = "levers.changed")]
     LeversChanged(LeverChange),
+    /// A knowledge-base document was uploaded, finished processing (completed or failed) or
+    /// was deleted.
+    #[serde(rename = "knowledge.changed")]
+    KnowledgeChanged(KnowledgeChange),
     /// A client's project settings (name, description) changed.
     #[serde(rename = "project.updated")]
     ProjectUpdated(ProjectChange),
@@ -176,6 +180,7 @@ impl Event {
             Event::ScenarioSaved(_) => "scenario.saved",
             Event::ScenarioDeleted(_) => "scenario.deleted",
             Event::LeversChanged(_) => "levers.changed",
+            Event::KnowledgeChanged(_) => "knowledge.changed",
             Event::ProjectUpdated(_) => "project.updated",
             Event::ClientChanged(_) => "client.changed",
             Event::UserChanged(_) => "user.changed",
@@ -236,6 +241,16 @@ pub struct LeverChange {
 pub struct TemplateRef {
     /// The template.
     pub template_id: String,
+}
+
+/// Which knowledge-base document changed (`knowledge.changed`): the knowledge base screen
+/// refetches its list and figures.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct KnowledgeChange {
+    /// The document.
+    pub document_id: String,
 }
 
 /// Which client's project settings changed (`project.updated`): screens refetch them.

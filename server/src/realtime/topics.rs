@@ -27,7 +27,7 @@ pub const CLIENT_AREAS: [&str; 7] = [
     "settings",
 ];
 /// The admin-wide topics' areas.
-pub const ADMIN_AREAS: [&str; 11] = [
+pub const ADMIN_AREAS: [&str; 12] = [
     "runs",
     "files",
     "dashboard",
@@ -39,6 +39,7 @@ pub const ADMIN_AREAS: [&str; 11] = [
     "clients",
     "users",
     "templates",
+    "knowledge",
 ];
 /// Longest accepted topic name.
 pub const MAX_TOPIC_LEN: usize = 200;

@@ -112,6 +112,8 @@ enum Needs {
     User,
     /// A report template (created by the admin).
     ReportTemplate,
+    /// A failed knowledge-base document (written directly; no worker takes it).
+    KnowledgeDocument,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -150,6 +152,10 @@ impl Route {
     }
     const fn on_client(mut self) -> Route {
         self.query = "?client_id={client}";
+        self
+    }
+    const fn query(mut self, q: &'static str) -> Route {
+        self.query = q;
         self
     }
     const fn body(mut self, f: fn(&Fixture) -> Option<Value>) -> Route {
@@ -489,6 +495,16 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/admin/lever-files/{file_id}/download", Rule::Admin, 200)
         .needs(Needs::LeverFile),
     route("DELETE", "/api/admin/lever-files/{file_id}", Rule::Admin, 204).needs(Needs::LeverFile),
+    // The knowledge base.
+    route("GET", "/api/admin/knowledge/documents", Rule::Admin, 200),
+    // Without a multipart body.
+    route("POST", "/api/admin/knowledge/documents", Rule::Admin, 400),
+    route("GET", "/api/admin/knowledge/documents/{document_id}", Rule::Admin, 200)
+        .needs(Needs::KnowledgeDocument),
+    route("DELETE", "/api/admin/knowledge/documents/{document_id}", Rule::Admin, 204)
+        .needs(Needs::KnowledgeDocument),
+    route("GET", "/api/admin/knowledge/search", Rule::Admin, 200).query("?q=capital&limit=5"),
+    route("GET", "/api/admin/knowledge/stats", Rule::Admin, 200),
     // Settings and profile: one's own profile, colleagues' avatars (the viewer has none), the
     // client's project settings, the configuration administrators see.
     route("GET", "/api/profile", Rule::SignedIn, 200),
@@ -758,6 +774,39 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             server::db::users::add_to_client(&app.state.db.pool, &f.client, &id, None)
                 .await
                 .unwrap();
+            id
+        }
+        Needs::KnowledgeDocument => {
+            let id = uuid::Uuid::new_v4().to_string();
+            let now = server::db::now();
+            let mut conn = app.state.db.pool.acquire().await.unwrap();
+            server::db::knowledge::insert_document(
+                &mut conn,
+                &server::db::knowledge::DocumentRow {
+                    id: id.clone(),
+                    name: format!("matrix-{n}.txt"),
+                    file_type: "txt".into(),
+                    content_type: "text/plain".into(),
+                    size_bytes: 1,
+                    storage_key: format!("knowledge/documents/{id}.txt"),
+                    category: Some("Assets".into()),
+                    lever_id: None,
+                    status: "failed".into(),
+                    stage: "reading".into(),
+                    progress: 10,
+                    error: Some("Upload processing failed".into()),
+                    pages: None,
+                    chunk_count: 0,
+                    attempts: 1,
+                    lease_until: None,
+                    uploaded_by: None,
+                    created_at: now.clone(),
+                    updated_at: now.clone(),
+                    completed_at: Some(now),
+                },
+            )
+            .await
+            .unwrap();
             id
         }
         Needs::BareLever => server::db::clients::insert_lever(
@@ -1121,6 +1170,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 .replace("{file_id}", &f.fresh)
                 .replace("{template_id}", &f.fresh)
                 .replace("{lever_id}", &f.fresh)
+                .replace("{document_id}", &f.fresh)
                 .replace("{definition_id}", &f.fresh)
                 .replace("{run_id}", &f.fresh)
                 .replace("{row}", "1")

@@ -1,0 +1,572 @@
+//! The knowledge base (migration 0020): documents, their chunks and the full-text index over
+//! the chunks, which is per dialect ([`set_up_search`], [`search`]).
+
+use sqlx::{AnyConnection, AnyExecutor, AnyPool, Executor, FromRow};
+
+use super::Backend;
+
+/// A knowledge document.
+#[derive(Debug, Clone, FromRow)]
+pub struct DocumentRow {
+    /// Id.
+    pub id: String,
+    /// The file name it was uploaded with.
+    pub name: String,
+    /// `pdf`, `docx` or `txt`.
+    pub file_type: String,
+    /// The stored original's content type.
+    pub content_type: String,
+    /// Size in bytes.
+    pub size_bytes: i64,
+    /// The original's object key.
+    pub storage_key: String,
+    /// The lever category it belongs to.
+    pub category: Option<String>,
+    /// The lever it belongs to.
+    pub lever_id: Option<String>,
+    /// `processing`, `completed` or `failed`.
+    pub status: String,
+    /// What processing is doing (`queued`, `reading`, `extracting`, `chunking`, `indexing`,
+    /// `done`).
+    pub stage: String,
+    /// Percent done.
+    pub progress: i64,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Pages, when the format has them.
+    pub pages: Option<i64>,
+    /// Chunks indexed.
+    pub chunk_count: i64,
+    /// Claims so far.
+    pub attempts: i64,
+    /// Until when the current claim holds.
+    pub lease_until: Option<String>,
+    /// Who uploaded it.
+    pub uploaded_by: Option<String>,
+    /// When it was uploaded.
+    pub created_at: String,
+    /// Last change.
+    pub updated_at: String,
+    /// When it completed or failed.
+    pub completed_at: Option<String>,
+}
+
+const DOCUMENT: &str =
+    "SELECT id, name, file_type, content_type, size_bytes, storage_key, category,
+    lever_id, status, stage, progress, error, pages, chunk_count, attempts, lease_until,
+    uploaded_by, created_at, updated_at, completed_at FROM knowledge_documents";
+
+/// One chunk to store.
+#[derive(Debug, Clone)]
+pub struct NewChunk<'a> {
+    /// Position in the document.
+    pub ord: i64,
+    /// Heading path.
+    pub heading: Option<&'a str>,
+    /// First page.
+    pub page_from: Option<i64>,
+    /// Last page.
+    pub page_to: Option<i64>,
+    /// Article references, comma-separated.
+    pub article: Option<&'a str>,
+    /// Text.
+    pub text: &'a str,
+}
+
+/// A search hit.
+#[derive(Debug, Clone, FromRow)]
+pub struct HitRow {
+    /// The document.
+    pub document_id: String,
+    /// Its name.
+    pub document_name: String,
+    /// The chunk.
+    pub chunk_id: String,
+    /// The chunk's heading path.
+    pub heading: Option<String>,
+    /// First page.
+    pub page_from: Option<i64>,
+    /// Last page.
+    pub page_to: Option<i64>,
+    /// Article references.
+    pub article: Option<String>,
+    /// The matching passage, terms between `<mark>` and `</mark>`.
+    pub snippet: String,
+    /// Relevance, higher is better.
+    pub rank: f64,
+}
+
+/// Creates the full-text index of the chunks for `backend`, outside the shared migrations
+/// because its DDL is not portable. Idempotent; harmless when several instances start together.
+///
+/// - SQLite: an FTS5 table `knowledge_fts` (Porter stemming over unicode61) holding each chunk's
+///   id, document, heading and text, filled by a trigger on insert into `knowledge_chunks`, so a
+///   chunk is indexed in the transaction that writes it; deletions remove the rows explicitly
+///   ([`delete_document`]). When the table is new, chunks written before are indexed.
+/// - PostgreSQL: a GIN index over `to_tsvector('english', heading || ' ' || text)`. The search
+///   uses the same expression, so it works (reading every chunk) even if the index could not be
+///   created, and a warning says so.
+pub async fn set_up_search(pool: &AnyPool, backend: Backend) -> sqlx::Result<()> {
+    match backend {
+        Backend::Sqlite => {
+            let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+            let (existing,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'knowledge_fts'",
+            )
+            .fetch_one(&mut *tx)
+            .await?;
+            if existing == 0 {
+                tx.execute(
+                    "CREATE VIRTUAL TABLE knowledge_fts USING fts5(
+                        chunk_id UNINDEXED, document_id UNINDEXED, heading, text,
+                        tokenize = 'porter unicode61')",
+                )
+                .await?;
+                tx.execute(
+                    "INSERT INTO knowledge_fts (chunk_id, document_id, heading, text)
+                     SELECT id, document_id, COALESCE(heading, ''), text FROM knowledge_chunks",
+                )
+                .await?;
+            }
+            tx.execute(
+                "CREATE TRIGGER IF NOT EXISTS knowledge_chunks_fts AFTER INSERT ON knowledge_chunks
+                 BEGIN
+                   INSERT INTO knowledge_fts (chunk_id, document_id, heading, text)
+                   VALUES (new.id, new.document_id, COALESCE(new.heading, ''), new.text);
+                 END",
+            )
+            .await?;
+            tx.commit().await
+        }
+        Backend::Postgres => {
+            let statement = "CREATE INDEX IF NOT EXISTS knowledge_chunks_fts ON knowledge_chunks
+                USING gin (to_tsvector('english', COALESCE(heading, '') || ' ' || text))";
+            if let Err(e) = pool.execute(statement).await {
+                tracing::warn!(error = %e, "knowledge search index unavailable: searches read every chunk");
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The terms of a user's query: runs of letters and digits, lower-cased, at most 32. A query of
+/// only punctuation has none.
+pub fn query_terms(q: &str) -> Vec<String> {
+    q.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .take(32)
+        .collect()
+}
+
+/// The query text for `terms`: each term quoted (so no term is read as an operator or column
+/// name by FTS5, or as `or` by `websearch_to_tsquery`), all required.
+fn quoted(terms: &[String]) -> String {
+    terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The chunks of completed documents that match every term of `q`, best first, with a snippet.
+/// One function for both databases: FTS5 `MATCH` ranked by `bm25` with `snippet()` on SQLite,
+/// `websearch_to_tsquery` ranked by `ts_rank_cd` with `ts_headline` on PostgreSQL. A query
+/// without terms finds nothing (and runs no SQL).
+#[tracing::instrument(skip(ex), err)]
+pub async fn search<'e>(
+    ex: impl AnyExecutor<'e>,
+    backend: Backend,
+    q: &str,
+    limit: i64,
+) -> sqlx::Result<Vec<HitRow>> {
+    let terms = query_terms(q);
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = match backend {
+        Backend::Sqlite => {
+            "SELECT d.id AS document_id, d.name AS document_name, c.id AS chunk_id, c.heading,
+                c.page_from, c.page_to, c.article,
+                snippet(knowledge_fts, 3, '<mark>', '</mark>', '…', 24) AS snippet,
+                -bm25(knowledge_fts) AS rank
+             FROM knowledge_fts f
+             JOIN knowledge_chunks c ON c.id = f.chunk_id
+             JOIN knowledge_documents d ON d.id = c.document_id
+             WHERE knowledge_fts MATCH $1 AND d.status = 'completed'
+             ORDER BY bm25(knowledge_fts), d.created_at DESC, c.ord
+             LIMIT $2"
+        }
+        Backend::Postgres => {
+            "SELECT d.id AS document_id, d.name AS document_name, c.id AS chunk_id, c.heading,
+                c.page_from, c.page_to, c.article,
+                ts_headline('english', c.text, q.q,
+                    'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=12, MaxFragments=1, FragmentDelimiter=…') AS snippet,
+                CAST(ts_rank_cd(to_tsvector('english', COALESCE(c.heading, '') || ' ' || c.text), q.q) AS DOUBLE PRECISION) AS rank
+             FROM knowledge_chunks c
+             JOIN knowledge_documents d ON d.id = c.document_id
+             CROSS JOIN (SELECT websearch_to_tsquery('english', $1) AS q) q
+             WHERE to_tsvector('english', COALESCE(c.heading, '') || ' ' || c.text) @@ q.q
+               AND d.status = 'completed'
+             ORDER BY rank DESC, d.created_at DESC, c.ord
+             LIMIT $2"
+        }
+    };
+    sqlx::query_as(sql)
+        .bind(quoted(&terms))
+        .bind(limit)
+        .fetch_all(ex)
+        .await
+}
+
+/// Inserts a document.
+#[tracing::instrument(skip(conn), err)]
+pub async fn insert_document(conn: &mut AnyConnection, d: &DocumentRow) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO knowledge_documents (id, name, file_type, content_type, size_bytes,
+            storage_key, category, lever_id, status, stage, progress, error, pages, chunk_count,
+            attempts, lease_until, uploaded_by, created_at, updated_at, completed_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+            $19, $20)",
+    )
+    .bind(&d.id)
+    .bind(&d.name)
+    .bind(&d.file_type)
+    .bind(&d.content_type)
+    .bind(d.size_bytes)
+    .bind(&d.storage_key)
+    .bind(&d.category)
+    .bind(&d.lever_id)
+    .bind(&d.status)
+    .bind(&d.stage)
+    .bind(d.progress)
+    .bind(&d.error)
+    .bind(d.pages)
+    .bind(d.chunk_count)
+    .bind(d.attempts)
+    .bind(&d.lease_until)
+    .bind(&d.uploaded_by)
+    .bind(&d.created_at)
+    .bind(&d.updated_at)
+    .bind(&d.completed_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The newest documents first (at most `limit`).
+#[tracing::instrument(skip(ex), err)]
+pub async fn list<'e>(ex: impl AnyExecutor<'e>, limit: i64) -> sqlx::Result<Vec<DocumentRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{DOCUMENT} ORDER BY created_at DESC, id LIMIT $1"
+    )))
+    .bind(limit)
+    .fetch_all(ex)
+    .await
+}
+
+/// One document.
+#[tracing::instrument(skip(ex), err)]
+pub async fn get<'e>(ex: impl AnyExecutor<'e>, id: &str) -> sqlx::Result<Option<DocumentRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!("{DOCUMENT} WHERE id = $1")))
+        .bind(id)
+        .fetch_optional(ex)
+        .await
+}
+
+/// Whether some document waits for a claim (read first, so that an idle worker's poll does
+/// not take SQLite's write lock).
+#[tracing::instrument(skip(ex), err)]
+pub async fn any_ready<'e>(
+    ex: impl AnyExecutor<'e>,
+    now: &str,
+    max_attempts: i64,
+) -> sqlx::Result<bool> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT id FROM knowledge_documents WHERE status = 'processing'
+           AND (lease_until IS NULL OR lease_until < $1) AND attempts < $2 LIMIT 1",
+    )
+    .bind(now)
+    .bind(max_attempts)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.is_some())
+}
+
+/// Claims the oldest document waiting for processing, or one whose claim expired and that has
+/// claims left: its lease runs to `lease_until` and its attempts grow by one. On PostgreSQL,
+/// `FOR UPDATE SKIP LOCKED` lets instances claim different documents at once, and the repeated
+/// guard makes two of them unable to claim the same one.
+#[tracing::instrument(skip(ex), err)]
+pub async fn claim<'e>(
+    ex: impl AnyExecutor<'e>,
+    backend: Backend,
+    now: &str,
+    lease_until: &str,
+    max_attempts: i64,
+) -> sqlx::Result<Option<DocumentRow>> {
+    let lock = match backend {
+        Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+        Backend::Sqlite => "",
+    };
+    let ready =
+        "status = 'processing' AND (lease_until IS NULL OR lease_until < $1) AND attempts < $3";
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "UPDATE knowledge_documents SET lease_until = $2, attempts = attempts + 1,
+            stage = 'reading', progress = 10, updated_at = $1
+         WHERE id = (SELECT id FROM knowledge_documents WHERE {ready}
+                     ORDER BY created_at, id LIMIT 1{lock})
+           AND {ready}
+         RETURNING id, name, file_type, content_type, size_bytes, storage_key, category,
+            lever_id, status, stage, progress, error, pages, chunk_count, attempts, lease_until,
+            uploaded_by, created_at, updated_at, completed_at"
+    )))
+    .bind(now)
+    .bind(lease_until)
+    .bind(max_attempts)
+    .fetch_optional(ex)
+    .await
+}
+
+/// Stores the stage and progress of the claim `attempt` and extends its lease; false when the
+/// document is no longer this claim's (deleted, failed, or claimed again).
+#[tracing::instrument(skip(ex), err)]
+pub async fn set_progress<'e>(
+    ex: impl AnyExecutor<'e>,
+    id: &str,
+    attempt: i64,
+    stage: &str,
+    progress: i64,
+    now: &str,
+    lease_until: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE knowledge_documents SET stage = $3, progress = $4, updated_at = $5, lease_until = $6
+         WHERE id = $1 AND attempts = $2 AND status = 'processing'",
+    )
+    .bind(id)
+    .bind(attempt)
+    .bind(stage)
+    .bind(progress)
+    .bind(now)
+    .bind(lease_until)
+    .execute(ex)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Marks the claim `attempt` of a document completed; false when it is no longer this claim's.
+/// The chunks are inserted in the same transaction ([`insert_chunks`]).
+#[tracing::instrument(skip(conn), err)]
+pub async fn complete(
+    conn: &mut AnyConnection,
+    id: &str,
+    attempt: i64,
+    pages: Option<i64>,
+    chunk_count: i64,
+    now: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE knowledge_documents SET status = 'completed', stage = 'done', progress = 100,
+            pages = $3, chunk_count = $4, error = NULL, lease_until = NULL, updated_at = $5,
+            completed_at = $5
+         WHERE id = $1 AND attempts = $2 AND status = 'processing'",
+    )
+    .bind(id)
+    .bind(attempt)
+    .bind(pages)
+    .bind(chunk_count)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Inserts a document's chunks (indexed by the trigger on SQLite, the expression index on
+/// PostgreSQL, in the caller's transaction).
+#[tracing::instrument(skip(conn, chunks), err)]
+pub async fn insert_chunks(
+    conn: &mut AnyConnection,
+    document_id: &str,
+    chunks: &[NewChunk<'_>],
+) -> sqlx::Result<()> {
+    for c in chunks {
+        sqlx::query(
+            "INSERT INTO knowledge_chunks (id, document_id, ord, heading, page_from, page_to,
+                article, text)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(super::new_id())
+        .bind(document_id)
+        .bind(c.ord)
+        .bind(c.heading)
+        .bind(c.page_from)
+        .bind(c.page_to)
+        .bind(c.article)
+        .bind(c.text)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Fails the claim `attempt` of a document with `error`; false when it is no longer this
+/// claim's.
+#[tracing::instrument(skip(conn), err)]
+pub async fn fail(
+    conn: &mut AnyConnection,
+    id: &str,
+    attempt: i64,
+    error: &str,
+    now: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE knowledge_documents SET status = 'failed', error = $3, lease_until = NULL,
+            updated_at = $4, completed_at = $4
+         WHERE id = $1 AND attempts = $2 AND status = 'processing'",
+    )
+    .bind(id)
+    .bind(attempt)
+    .bind(error)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// Whether some document's last allowed claim expired (see [`fail_exhausted`]).
+#[tracing::instrument(skip(ex), err)]
+pub async fn any_exhausted<'e>(
+    ex: impl AnyExecutor<'e>,
+    now: &str,
+    max_attempts: i64,
+) -> sqlx::Result<bool> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT id FROM knowledge_documents
+         WHERE status = 'processing' AND attempts >= $2 AND lease_until < $1 LIMIT 1",
+    )
+    .bind(now)
+    .bind(max_attempts)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.is_some())
+}
+
+/// Fails the documents whose last allowed claim expired (their workers died each time), with
+/// `error`; returns their ids.
+#[tracing::instrument(skip(conn), err)]
+pub async fn fail_exhausted(
+    conn: &mut AnyConnection,
+    now: &str,
+    max_attempts: i64,
+    error: &str,
+) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "UPDATE knowledge_documents SET status = 'failed', error = $3, lease_until = NULL,
+            updated_at = $1, completed_at = $1
+         WHERE status = 'processing' AND attempts >= $2 AND lease_until < $1
+         RETURNING id",
+    )
+    .bind(now)
+    .bind(max_attempts)
+    .bind(error)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// Deletes a document with its chunks and their index rows; returns it, or `None` when there
+/// was none.
+#[tracing::instrument(skip(conn), err)]
+pub async fn delete_document(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    id: &str,
+) -> sqlx::Result<Option<DocumentRow>> {
+    let Some(doc) = get(&mut *conn, id).await? else {
+        return Ok(None);
+    };
+    if backend == Backend::Sqlite {
+        sqlx::query("DELETE FROM knowledge_fts WHERE document_id = $1")
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    sqlx::query("DELETE FROM knowledge_chunks WHERE document_id = $1")
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("DELETE FROM knowledge_documents WHERE id = $1")
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(Some(doc))
+}
+
+/// The figures of the knowledge base.
+#[derive(Debug, Clone, FromRow)]
+pub struct StatsRow {
+    /// Completed documents.
+    pub documents: i64,
+    /// Every upload, whatever its status.
+    pub uploads: i64,
+    /// Uploads being processed.
+    pub processing: i64,
+    /// Failed uploads.
+    pub failed: i64,
+    /// Chunks indexed (of completed documents).
+    pub chunks: i64,
+}
+
+/// The knowledge base's figures.
+#[tracing::instrument(skip(ex), err)]
+pub async fn stats<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<StatsRow> {
+    sqlx::query_as(
+        "SELECT
+            CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS BIGINT) AS documents,
+            CAST(COUNT(*) AS BIGINT) AS uploads,
+            CAST(COALESCE(SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END), 0) AS BIGINT) AS processing,
+            CAST(COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS BIGINT) AS failed,
+            CAST(COALESCE(SUM(CASE WHEN status = 'completed' THEN chunk_count ELSE 0 END), 0) AS BIGINT) AS chunks
+         FROM knowledge_documents",
+    )
+    .fetch_one(ex)
+    .await
+}
+
+/// Completed documents per category (`None`: no category).
+#[tracing::instrument(skip(ex), err)]
+pub async fn documents_per_category<'e>(
+    ex: impl AnyExecutor<'e>,
+) -> sqlx::Result<Vec<(Option<String>, i64)>> {
+    sqlx::query_as(
+        "SELECT category, CAST(COUNT(*) AS BIGINT) FROM knowledge_documents
+         WHERE status = 'completed' GROUP BY category ORDER BY category",
+    )
+    .fetch_all(ex)
+    .await
+}
+
+/// The storage keys of every document (the orphan sweeper keeps these objects).
+#[tracing::instrument(skip(ex), err)]
+pub async fn storage_keys<'e>(ex: impl AnyExecutor<'e>) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as("SELECT storage_key FROM knowledge_documents")
+        .fetch_all(ex)
+        .await?;
+    Ok(rows.into_iter().map(|(k,)| k).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_terms_drop_punctuation_and_operators_stay_words() {
+        assert_eq!(query_terms("Art. 116(2)"), ["art", "116", "2"]);
+        assert!(query_terms("\"*()-:^ ..").is_empty());
+        assert_eq!(
+            quoted(&query_terms("NEAR OR and")),
+            "\"near\" \"or\" \"and\""
+        );
+    }
+}

@@ -1,0 +1,480 @@
+//! The knowledge base: TXT and DOCX documents uploaded, read in the background, cut into chunks
+//! and found by full-text search with their heading, article and page; DOC refused with its
+//! message; invalid UTF-8 failing clearly; a document left by a crash claimed again (or failed
+//! once its claims are used up); deletion of the document, its chunks and its original;
+//! administrators only.
+
+use std::io::Write;
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use crate::helpers::*;
+
+/// Two pages (a form feed between them): the first long enough that the second page's text
+/// starts a chunk of its own.
+fn txt() -> String {
+    let filler: String = (0..195).map(|i| format!("filler{i} ")).collect();
+    format!(
+        "Capital Requirements Regulation\n\nPart Three sets the own funds requirements.\n\n{filler}\n\x0cExposures to public sector entities are risk weighted under Article 116(2), as regional governments are under Art. 115.\n"
+    )
+}
+
+fn docx() -> Vec<u8> {
+    let styles = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
+  <w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style>
+  <w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style>
+</w:styles>"#;
+    let document = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>
+  <w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Credit risk mitigation</w:t></w:r></w:p>
+  <w:p><w:r><w:t>General principles of eligibility.</w:t></w:r></w:p>
+  <w:p><w:r><w:br w:type="page"/></w:r></w:p>
+  <w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>Article 197 Eligibility of collateral</w:t></w:r></w:p>
+  <w:p><w:r><w:t>Debt securities issued by central governments are eligible as collateral.</w:t></w:r></w:p>
+</w:body></w:document>"#;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    zip.start_file("word/styles.xml", opts).unwrap();
+    zip.write_all(styles.as_bytes()).unwrap();
+    zip.start_file("word/document.xml", opts).unwrap();
+    zip.write_all(document.as_bytes()).unwrap();
+    zip.finish().unwrap().into_inner()
+}
+
+async fn upload(
+    s: &Session,
+    files: &[(&str, Vec<u8>)],
+    fields: &[(&str, &str)],
+) -> (StatusCode, Value) {
+    let csrf = s.cookie("capopt_csrf").unwrap_or_default();
+    let mut form = reqwest::multipart::Form::new();
+    for (k, v) in fields {
+        form = form.text(k.to_string(), v.to_string());
+    }
+    for (name, bytes) in files {
+        form = form.part(
+            "files",
+            reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.to_string()),
+        );
+    }
+    let r = s
+        .http
+        .post(format!("{}/api/admin/knowledge/documents", s.base))
+        .header("x-csrf-token", csrf)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    body(r).await
+}
+
+/// Waits (up to 30 s) until the document is no longer processing; returns it.
+async fn settled(s: &Session, id: &str) -> Value {
+    for _ in 0..300 {
+        let (st, v) = s
+            .json(&format!("/api/admin/knowledge/documents/{id}"))
+            .await;
+        assert_eq!(st, StatusCode::OK, "{v}");
+        if v["status"] != "processing" {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("document {id} still processing");
+}
+
+async fn search(s: &Session, q: &str) -> Vec<Value> {
+    let (st, v) = s
+        .json(&format!("/api/admin/knowledge/search?q={}", url_encode(q)))
+        .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    v.as_array().expect("hits").clone()
+}
+
+fn url_encode(q: &str) -> String {
+    q.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn txt_and_docx_are_read_chunked_and_found_with_article_and_page() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+
+    let (st, v) = upload(
+        &admin,
+        &[("crr.txt", txt().into_bytes()), ("crm.docx", docx())],
+        &[("category", "assets")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let docs = v.as_array().unwrap();
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[0]["status"], "processing");
+    assert_eq!(docs[0]["category"], "Assets");
+    let txt = settled(&admin, docs[0]["id"].as_str().unwrap()).await;
+    let docx = settled(&admin, docs[1]["id"].as_str().unwrap()).await;
+    for d in [&txt, &docx] {
+        assert_eq!(d["status"], "completed", "{d}");
+        assert_eq!(d["progress"], 100);
+        assert_eq!(d["pages"], 2);
+        assert!(d["chunkCount"].as_i64().unwrap() >= 1, "{d}");
+        assert!(d["error"].is_null());
+    }
+    assert_eq!(txt["fileType"], "txt");
+    assert_eq!(docx["fileType"], "docx");
+
+    // The TXT's second page (after the form feed) carries the article.
+    let hits = search(&admin, "public sector entities").await;
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let h = &hits[0];
+    assert_eq!(h["documentId"], txt["id"]);
+    assert_eq!(h["documentName"], "crr.txt");
+    assert_eq!(h["pageFrom"], 2);
+    assert_eq!(h["pageTo"], 2);
+    assert_eq!(h["article"], "Article 116(2), Article 115");
+    assert!(h["snippet"].as_str().unwrap().contains("<mark>"), "{h}");
+
+    // The DOCX: heading path from its styles, article from the heading, page from the break.
+    let hits = search(&admin, "collateral central governments").await;
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let h = &hits[0];
+    assert_eq!(h["documentId"], docx["id"]);
+    assert_eq!(
+        h["heading"],
+        "Credit risk mitigation > Article 197 Eligibility of collateral"
+    );
+    assert_eq!(h["article"], "Article 197");
+    assert_eq!(h["pageFrom"], 2);
+
+    // Stemming, several words, punctuation in the query; nothing for punctuation alone.
+    assert_eq!(search(&admin, "Article 116(2)").await.len(), 1);
+    assert_eq!(search(&admin, "weighting").await.len(), 1);
+    assert!(search(&admin, "\"*():^-").await.is_empty());
+    assert!(search(&admin, "").await.is_empty());
+    assert!(search(&admin, "NEAR OR AND").await.is_empty());
+
+    let (st, stats) = admin.json("/api/admin/knowledge/stats").await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(stats["totalDocuments"], 2);
+    assert_eq!(stats["totalUploads"], 2);
+    assert_eq!(stats["categories"], 4);
+    assert_eq!(
+        stats["totalChunks"].as_i64().unwrap(),
+        txt["chunkCount"].as_i64().unwrap() + docx["chunkCount"].as_i64().unwrap()
+    );
+    assert_eq!(stats["byCategory"][0]["category"], "Assets");
+    assert_eq!(stats["byCategory"][0]["documents"], 2);
+
+    let (st, list) = admin.json("/api/admin/knowledge/documents").await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(list.as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn doc_and_other_types_are_refused_and_only_admins_may_call() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+
+    let ole2 = [0xD0u8, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0, 0];
+    let (st, v) = upload(
+        &admin,
+        &[("old.doc", ole2.to_vec())],
+        &[("category", "CRMT")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["code"], "unsupported_file_type");
+    assert_eq!(
+        v["message"],
+        "Unsupported file type: Word 97-2003 documents (.doc) cannot be read. Save the document as .docx (Word 2007 or later) or PDF and upload it again."
+    );
+    // A .doc renamed .docx is recognised by its content.
+    let (st, v) = upload(
+        &admin,
+        &[("renamed.docx", ole2.to_vec())],
+        &[("category", "CRMT")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(v["message"].as_str().unwrap().contains(".doc"), "{v}");
+    let (st, v) = upload(
+        &admin,
+        &[("sheet.xlsx", b"PK\x03\x04".to_vec())],
+        &[("category", "CRMT")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unsupported file type"),
+        "{v}"
+    );
+    let (st, v) = upload(
+        &admin,
+        &[("fake.pdf", b"hello".to_vec())],
+        &[("category", "CRMT")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    // Files and a lever category are both required.
+    let (st, v) = upload(&admin, &[("a.txt", b"text".to_vec())], &[]).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["message"], "Please select files and a lever category");
+    let (st, v) = upload(&admin, &[], &[("category", "Assets")]).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["message"], "Please select files and a lever category");
+    let (st, v) = upload(
+        &admin,
+        &[("a.txt", b"text".to_vec())],
+        &[("category", "Bonds")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    let (_, list) = admin.json("/api/admin/knowledge/documents").await;
+    assert!(
+        list.as_array().unwrap().is_empty(),
+        "nothing refused was kept: {list}"
+    );
+    assert!(
+        app.state
+            .storage
+            .list_keys_under("knowledge")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    for who in [USER_A, VIEWER, APPROVER] {
+        let s = app.login(who).await;
+        let (st, _) = upload(
+            &s,
+            &[("a.txt", b"text".to_vec())],
+            &[("category", "Assets")],
+        )
+        .await;
+        assert_eq!(st, StatusCode::FORBIDDEN, "{who}");
+        for path in [
+            "/api/admin/knowledge/documents",
+            "/api/admin/knowledge/search?q=capital",
+            "/api/admin/knowledge/stats",
+        ] {
+            let (st, _) = s.json(path).await;
+            assert_eq!(st, StatusCode::FORBIDDEN, "{who} {path}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn invalid_utf8_fails_with_a_clear_message_and_delete_removes_everything() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+
+    let (st, v) = upload(
+        &admin,
+        &[("latin1.txt", b"Art\xedculo 116".to_vec())],
+        &[("category", "CRMT")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let bad = settled(&admin, v[0]["id"].as_str().unwrap()).await;
+    assert_eq!(bad["status"], "failed");
+    assert_eq!(
+        bad["error"],
+        "Text file extraction failed: the file is not valid UTF-8 text (invalid byte at offset 3). Save it as UTF-8 and upload it again."
+    );
+
+    let (st, v) = upload(
+        &admin,
+        &[("crr.txt", txt().into_bytes())],
+        &[("category", "Assets")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let id = v[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(settled(&admin, &id).await["status"], "completed");
+    assert_eq!(search(&admin, "regional governments").await.len(), 1);
+    assert_eq!(
+        app.state
+            .storage
+            .list_keys_under("knowledge")
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+
+    let (st, _) = send(
+        &admin,
+        Method::DELETE,
+        &format!("/api/admin/knowledge/documents/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    let (st, _) = admin
+        .json(&format!("/api/admin/knowledge/documents/{id}"))
+        .await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    assert!(search(&admin, "regional governments").await.is_empty());
+    let (n,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM knowledge_chunks WHERE document_id = $1")
+            .bind(&id)
+            .fetch_one(&app.state.db.pool)
+            .await
+            .unwrap();
+    assert_eq!(n, 0);
+    if app.state.db.backend == server::db::Backend::Sqlite {
+        let (n,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM knowledge_fts WHERE document_id = $1")
+                .bind(&id)
+                .fetch_one(&app.state.db.pool)
+                .await
+                .unwrap();
+        assert_eq!(n, 0, "the index rows go with the chunks");
+    }
+    assert_eq!(
+        app.state
+            .storage
+            .list_keys_under("knowledge")
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    let (st, _) = send(
+        &admin,
+        Method::DELETE,
+        &format!("/api/admin/knowledge/documents/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+}
+
+/// A document left `processing` by a worker that died (its lease expired) is claimed again and
+/// completed; one whose claims are used up is failed with the specification's message.
+#[tokio::test]
+async fn documents_left_processing_by_a_crash_are_claimed_again_or_failed() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+    let past = server::db::ts(chrono::Utc::now() - chrono::Duration::minutes(5));
+    let mut ids = Vec::new();
+    for attempts in [1, server::service::knowledge::MAX_ATTEMPTS] {
+        let key = server::storage::Storage::knowledge_key("x.txt");
+        let tmp = app.state.storage.temp_file().unwrap();
+        std::fs::write(tmp.path(), txt()).unwrap();
+        let path = tmp.into_temp_path();
+        app.state
+            .storage
+            .put_file(&key, &path, "text/plain")
+            .await
+            .unwrap();
+        let id = uuid::Uuid::new_v4().to_string();
+        let now = server::db::now();
+        let mut conn = app.state.db.pool.acquire().await.unwrap();
+        server::db::knowledge::insert_document(
+            &mut conn,
+            &server::db::knowledge::DocumentRow {
+                id: id.clone(),
+                name: format!("crashed-{attempts}.txt"),
+                file_type: "txt".into(),
+                content_type: "text/plain".into(),
+                size_bytes: txt().len() as i64,
+                storage_key: key.as_str().to_owned(),
+                category: None,
+                lever_id: None,
+                status: "processing".into(),
+                stage: "extracting".into(),
+                progress: 30,
+                error: None,
+                pages: None,
+                chunk_count: 0,
+                attempts,
+                lease_until: Some(past.clone()),
+                uploaded_by: None,
+                created_at: now.clone(),
+                updated_at: now,
+                completed_at: None,
+            },
+        )
+        .await
+        .unwrap();
+        ids.push(id);
+    }
+    let requeued = settled(&admin, &ids[0]).await;
+    assert_eq!(requeued["status"], "completed", "{requeued}");
+    let (attempts,): (i64,) =
+        sqlx::query_as("SELECT attempts FROM knowledge_documents WHERE id = $1")
+            .bind(&ids[0])
+            .fetch_one(&app.state.db.pool)
+            .await
+            .unwrap();
+    assert_eq!(attempts, 2);
+    let exhausted = settled(&admin, &ids[1]).await;
+    assert_eq!(exhausted["status"], "failed", "{exhausted}");
+    assert!(
+        exhausted["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Upload processing failed"),
+        "{exhausted}"
+    );
+    assert_eq!(search(&admin, "public sector").await.len(), 1);
+}
+
+/// A two-page PDF with an outline: `Part Three` (page 1) and `Article 116 Exposures to PSEs`
+/// under it (page 2).
+fn pdf() -> Vec<u8> {
+    use pdf_oxide::writer::{DocumentBuilder, OutlineItem};
+    let mut b = DocumentBuilder::new();
+    b.a4_page()
+        .at(72.0, 770.0)
+        .heading(1, "Part Three")
+        .font("Helvetica", 11.0)
+        .paragraph("Capital requirements for credit risk apply to every exposure class.")
+        .done();
+    b.a4_page()
+        .at(72.0, 770.0)
+        .heading(2, "Article 116 Exposures to PSEs")
+        .font("Helvetica", 11.0)
+        .paragraph("Exposures to public sector entities shall be risk weighted as set out here.")
+        .done();
+    b.bookmark_tree(|o| {
+        o.add_item(OutlineItem::new("Part Three", 0));
+        o.add_child(OutlineItem::new("Article 116 Exposures to PSEs", 1));
+        o.pop();
+    })
+    .build()
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_pdf_is_found_under_its_outline_heading_with_its_page() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+    let (st, v) = upload(&admin, &[("crr.pdf", pdf())], &[("category", "Assets")]).await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let d = settled(&admin, v[0]["id"].as_str().unwrap()).await;
+    assert_eq!(d["status"], "completed", "{d}");
+    assert_eq!(d["fileType"], "pdf");
+    assert_eq!(d["pages"], 2);
+    let hits = search(&admin, "public sector entities").await;
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(
+        hits[0]["heading"],
+        "Part Three > Article 116 Exposures to PSEs"
+    );
+    assert_eq!(hits[0]["article"], "Article 116");
+    assert_eq!(hits[0]["pageFrom"], 2);
+    assert_eq!(hits[0]["pageTo"], 2);
+}
