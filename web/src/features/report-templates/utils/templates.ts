@@ -11,25 +11,7 @@ export function typeLabel(type: string): string {
   return TEMPLATE_TYPES.find((t) => t.value === type)?.label ?? 'Custom Template'
 }
 
-/** The template editor's 16 fonts (the server accepts these). */
-export const TEMPLATE_FONTS = [
-  'SF Pro Display',
-  'Arial',
-  'Helvetica',
-  'Times New Roman',
-  'Georgia',
-  'Calibri',
-  'Verdana',
-  'Garamond',
-  'Courier New',
-  'Roboto',
-  'Inter',
-  'Open Sans',
-  'Lato',
-  'Montserrat',
-  'Source Sans Pro',
-  'Palatino',
-] as const
+export { TEMPLATE_FONTS } from '@/config/fonts'
 
 /** Kinds of section, with labels. */
 export const SECTION_KINDS = [

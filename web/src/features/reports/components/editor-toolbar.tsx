@@ -4,22 +4,11 @@ import { Bold, Heading1, Heading2, Heading3, Italic, List, ListOrdered, Underlin
 import { useId, useState, type ReactNode } from 'react'
 
 import { Button } from '@/components/ui/button'
+import { TOOLBAR_FONTS } from '@/config/fonts'
 import { cn } from '@/lib/cn'
 
-/** The toolbar's 11 fonts. */
-export const TOOLBAR_FONTS = [
-  'SF Pro Display',
-  'Arial',
-  'Helvetica',
-  'Times New Roman',
-  'Georgia',
-  'Calibri',
-  'Verdana',
-  'Garamond',
-  'Courier New',
-  'Roboto',
-  'Inter',
-] as const
+/** The toolbar's 11 fonts (`@/config/fonts`). */
+export { TOOLBAR_FONTS } from '@/config/fonts'
 
 /** Smallest and largest font size, in points. */
 export const FONT_SIZE_MIN = 8

@@ -30,8 +30,7 @@ export const DEFAULT_BRANDING: Branding = {
   subtitle: '',
 }
 
-/** The branding panel's 5 fonts. */
-export const BRANDING_FONTS = ['SF Pro Display', 'Arial', 'Helvetica', 'Times New Roman', 'Georgia'] as const
+export { BRANDING_FONTS } from '@/config/fonts'
 /** Font scales offered. */
 export const FONT_SCALES = [0.8, 0.9, 1, 1.1, 1.2, 1.3, 1.4, 1.5] as const
 
