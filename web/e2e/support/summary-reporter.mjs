@@ -2,7 +2,7 @@
 // read by, preceded by each failed or flaky test's title, the line it failed at and the first lines
 // of its error, so that the end of a CI log alone says what failed and where. A flaky test (failed,
 // then passed on CI's one retry) is named on every run, so that it gets fixed rather than ignored.
-const ANSI = /\u001b\[[0-9;]*m/g
+import { stripVTControlCharacters } from 'node:util'
 
 export default class SummaryReporter {
   passed = 0
@@ -38,6 +38,6 @@ export default class SummaryReporter {
 function describe(test, result) {
   const error = result.error ?? result.errors?.[0]
   const where = error?.location ? `${error.location.file.split('/').pop()}:${error.location.line}` : test.location.file
-  const message = (error?.message ?? result.status).replace(ANSI, '').split('\n').filter(Boolean).slice(0, 6)
+  const message = stripVTControlCharacters(error?.message ?? result.status).split('\n').filter(Boolean).slice(0, 6)
   return [`${test.title} (${where}, attempt ${result.retry + 1}, after ${Math.round(result.duration / 1000)} s)`, ...message]
 }
