@@ -104,3 +104,36 @@ test('a client user is kept out of the knowledge base', async ({ browser }) => {
   expect((await apiCall(page, 'GET', '/api/admin/knowledge/search?q=article')).status).toBe(403)
   expect(page.errors).toEqual([])
 })
+
+test('a bulk upload answers each document: one completed, one failed with its reason', async ({ browser }) => {
+  const admin = await newPage(browser, env.server.baseUrl)
+  await login(admin, ACCOUNTS.admin)
+  await expect(admin).toHaveURL(/\/admin\/dashboard/)
+  await admin.goto('/admin/knowledge-base')
+  await admin.getByRole('tab', { name: 'Bulk lever doc upload' }).click()
+  // Dropped on the zone: a good TXT, a .doc (refused here, never sent) and a TXT that is not UTF-8
+  // (accepted, then failed by the reader).
+  const drop = await admin.evaluateHandle((text) => {
+    const dt = new globalThis.DataTransfer()
+    dt.items.add(new globalThis.File([text], 'Guidelines.txt', { type: 'text/plain' }))
+    dt.items.add(new globalThis.File(['x'], 'Old memo.doc', { type: 'application/msword' }))
+    dt.items.add(new globalThis.File([new Uint8Array([0x6f, 0x6b, 0x20, 0xff, 0xfe, 0x20, 0x62, 0x61, 0x64])], 'Latin1.txt', { type: 'text/plain' }))
+    return dt
+  }, TXT)
+  await admin.getByTestId('kb-bulk-dropzone').dispatchEvent('drop', { dataTransfer: drop })
+  const queue = admin.getByRole('list', { name: 'Files to upload' })
+  await expect(queue.getByRole('listitem')).toHaveCount(3)
+  await expect(queue.getByRole('listitem').filter({ hasText: 'Old memo.doc' })).toContainText(DOC_REFUSED)
+  await admin.getByLabel('Lever category').selectOption('CRMT')
+  await admin.getByRole('button', { name: 'Upload 2 files' }).click()
+  const uploaded = admin.getByRole('region', { name: 'Uploaded documents' })
+  await expect(uploaded.getByRole('listitem', { name: 'Guidelines.txt' }).getByTestId('kb-status')).toHaveText('completed', { timeout: 30_000 })
+  const bad = uploaded.getByRole('listitem', { name: 'Latin1.txt' })
+  await expect(bad.getByTestId('kb-status')).toHaveText('failed', { timeout: 30_000 })
+  await expect(bad).toContainText('Text file extraction failed')
+  await screenshot(admin, 'knowledge-base-bulk')
+  const { body: docs } = await apiCall(admin, 'GET', '/api/admin/knowledge/documents')
+  expect(docs.map((d) => d.name).sort()).toEqual(expect.arrayContaining(['Guidelines.txt', 'Latin1.txt']))
+  expect(docs.some((d) => d.name === 'Old memo.doc')).toBe(false)
+  expect(admin.errors).toEqual([])
+})

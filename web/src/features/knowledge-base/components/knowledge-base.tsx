@@ -94,7 +94,7 @@ export function KnowledgeBase() {
         <StatCard
           label="Total Documents"
           value={figure(s?.totalDocuments)}
-          hint={s ? `${formatCount(s.totalChunks)} chunks indexed` : undefined}
+          hint={s ? `${formatCount(s.totalChunks)} ${s.totalChunks === 1 ? 'chunk' : 'chunks'} indexed` : undefined}
           icon={<BookOpen />}
         />
         {/* The server extracts no rules yet: the figure is the true count, none. */}
