@@ -219,6 +219,29 @@ describe('KnowledgeBase', () => {
     expect(within(screen.getByRole('list', { name: 'Files to upload' })).getByText('legacy.doc')).toBeInTheDocument()
   })
 
+  it("shows the server's refusal of a single upload, and Refresh reads everything again", async () => {
+    const { calls } = setup([])
+    await screen.findByText('No documents uploaded yet.')
+    const count = (key: string) => calls.filter((c) => c.key === key).length
+    const lists = count('GET /api/admin/knowledge/documents')
+    const stats = count('GET /api/admin/knowledge/stats')
+    await userEvent.click(screen.getByRole('button', { name: 'Refresh' }))
+    await waitFor(() => expect(count('GET /api/admin/knowledge/documents')).toBeGreaterThan(lists))
+    expect(count('GET /api/admin/knowledge/stats')).toBeGreaterThan(stats)
+
+    await userEvent.click(screen.getByRole('tab', { name: 'Single lever doc upload' }))
+    await userEvent.upload(await screen.findByTestId('kb-single-input'), file('binary.txt'))
+    await userEvent.selectOptions(screen.getByLabelText('Lever category'), 'Other')
+    await userEvent.click(screen.getByRole('button', { name: 'Upload' }))
+    expect(await screen.findByText('Upload failed')).toBeInTheDocument()
+    const message = 'Unsupported file type: binary.txt is not a TXT file.'
+    const region = await screen.findByRole('region', { name: 'Uploaded documents' })
+    const row = within(region).getByRole('listitem', { name: 'binary.txt' })
+    expect(within(row).getByTestId('kb-status')).toHaveTextContent('failed')
+    expect(within(row).getByText(message)).toBeInTheDocument()
+    expect(screen.getAllByRole('alert').some((a) => a.textContent === message)).toBe(true)
+  })
+
   it('searches and renders highlighted hits as text, never as markup', async () => {
     const { calls } = setup()
     await screen.findByRole('list', { name: 'Recent uploads' })
