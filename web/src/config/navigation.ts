@@ -3,7 +3,7 @@ import { FileText, FolderCog, FolderOpen, LayoutDashboard, Home, UploadCloud, ty
 
 import { Activity, Calculator, Columns3, GraduationCap, KanbanSquare, LifeBuoy, Shuffle } from 'lucide-react'
 
-import { BookOpen, BrainCircuit, LayoutTemplate, Settings } from 'lucide-react'
+import { BookOpen, BrainCircuit, LayoutTemplate, Library, Settings } from 'lucide-react'
 
 import { Building2, UserCog } from 'lucide-react'
 
@@ -54,6 +54,7 @@ export const adminNavigation: NavGroup[] = [
       { label: 'Column Configuration', href: paths.admin.columnConfiguration.getHref(), icon: Columns3 },
       { label: 'Universal Mappings', href: paths.admin.universalMappings.getHref(), icon: Shuffle },
       { label: 'Classification training', href: paths.admin.classificationTraining.getHref(), icon: GraduationCap },
+      { label: 'AI Knowledge Base', href: paths.admin.knowledgeBase.getHref(), icon: Library },
     ],
   },
 ]

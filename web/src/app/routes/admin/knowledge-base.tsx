@@ -1,0 +1,5 @@
+import { KnowledgeBase } from '@/features/knowledge-base/components/knowledge-base'
+
+export function Component() {
+  return <KnowledgeBase />
+}

@@ -1,0 +1,96 @@
+import type { KnowledgeDocument } from '@/api/types/KnowledgeDocument'
+import type { KnowledgeHit } from '@/api/types/KnowledgeHit'
+import type { KnowledgeStats } from '@/api/types/KnowledgeStats'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+
+import { api, apiRequest } from '@/lib/api-client'
+import { sendForm } from '@/lib/form-upload'
+import { useRealtimeTopic } from '@/lib/realtime'
+
+export type { KnowledgeDocument } from '@/api/types/KnowledgeDocument'
+export type { KnowledgeHit } from '@/api/types/KnowledgeHit'
+export type { KnowledgeStats } from '@/api/types/KnowledgeStats'
+
+/** Query keys of the knowledge base (product configuration: no client). */
+export const knowledgeKeys = {
+  all: ['admin', 'knowledge'] as const,
+  documents: ['admin', 'knowledge', 'documents'] as const,
+  stats: ['admin', 'knowledge', 'stats'] as const,
+  search: (q: string) => ['admin', 'knowledge', 'search', q] as const,
+}
+
+/** Where the server announces uploads, completions, failures and deletions (administrators only). */
+export const KNOWLEDGE_TOPIC = 'admin:knowledge'
+/** How often the list is read while a document is processing (progress is stored, not announced). */
+export const PROCESSING_POLL_MS = 1000
+/** Hits asked for per search. */
+export const SEARCH_LIMIT = 10
+
+const enc = encodeURIComponent
+
+export const listDocuments = () => api.get<KnowledgeDocument[]>('/api/admin/knowledge/documents')
+export const getStats = () => api.get<KnowledgeStats>('/api/admin/knowledge/stats')
+export const deleteDocument = (id: string) => apiRequest<void>(`/api/admin/knowledge/documents/${enc(id)}`, { method: 'DELETE' })
+export const searchKnowledge = (q: string, limit = SEARCH_LIMIT) =>
+  api.get<KnowledgeHit[]>(`/api/admin/knowledge/search?q=${enc(q)}&limit=${limit}`)
+
+/** Uploads documents of one lever category in one request (all or none are stored). */
+export const uploadDocuments = (files: File[], category: string) =>
+  sendForm<KnowledgeDocument[]>('/api/admin/knowledge/documents', 'POST', () => {
+    const form = new FormData()
+    form.append('category', category)
+    for (const f of files) form.append('files', f, f.name)
+    return form
+  })
+
+/** Refetches everything the screen shows on a change announced on `admin:knowledge`. */
+export function useKnowledgeLive() {
+  const queryClient = useQueryClient()
+  const refetch = () => void queryClient.invalidateQueries({ queryKey: knowledgeKeys.all })
+  useRealtimeTopic(KNOWLEDGE_TOPIC, {
+    onEvent: (frame) => {
+      if (frame.type === 'knowledge.changed') refetch()
+    },
+    onResync: refetch,
+  })
+}
+
+/**
+ * The documents, newest first. While any is processing the list is read every second (the
+ * server stores progress but announces only uploads, completions, failures and deletions).
+ */
+export function useDocuments() {
+  return useQuery({
+    queryKey: knowledgeKeys.documents,
+    queryFn: listDocuments,
+    refetchInterval: (query) => (query.state.data?.some((d) => d.status === 'processing') ? PROCESSING_POLL_MS : false),
+  })
+}
+
+export function useKnowledgeStats() {
+  return useQuery({ queryKey: knowledgeKeys.stats, queryFn: getStats })
+}
+
+export function useSearch(q: string) {
+  return useQuery({
+    queryKey: knowledgeKeys.search(q),
+    queryFn: () => searchKnowledge(q),
+    enabled: q.trim() !== '',
+    placeholderData: keepPreviousData,
+  })
+}
+
+function useRefetchAll() {
+  const queryClient = useQueryClient()
+  return () => queryClient.invalidateQueries({ queryKey: knowledgeKeys.all })
+}
+
+export function useUploadDocuments() {
+  const settled = useRefetchAll()
+  return useMutation({ mutationFn: ({ files, category }: { files: File[]; category: string }) => uploadDocuments(files, category), onSettled: settled })
+}
+
+export function useDeleteDocument() {
+  const settled = useRefetchAll()
+  return useMutation({ mutationFn: deleteDocument, onSettled: settled })
+}
