@@ -34,7 +34,7 @@ test('an administrator uploads, finds and deletes a knowledge base document', as
   const uploads = admin.getByRole('group', { name: 'Total Uploads' }).getByTestId('kb-stat-value')
   await expect(uploads).toHaveText(String(before.totalUploads))
   await expect(admin.getByRole('group', { name: 'Categories' }).getByTestId('kb-stat-value')).toHaveText('4')
-  await expect(admin.getByRole('tab')).toHaveText(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Rules'])
+  await expect(admin.getByRole('tab')).toHaveText(['Overview', 'Single lever doc upload', 'Bulk lever doc upload'])
 
   // The server refuses a .doc with the message the screen gives before sending one.
   await admin.request.get('/api/health')
@@ -73,10 +73,6 @@ test('an administrator uploads, finds and deletes a knowledge base document', as
   await expect(hit.locator('mark').first()).toHaveText(/multilateral/i)
   await screenshot(admin, 'knowledge-base-search')
 
-  // Rules: nothing made up.
-  await admin.getByRole('tab', { name: 'Rules' }).click()
-  await expect(admin.getByText('No rules extracted yet').last()).toBeVisible()
-  await admin.getByRole('tab', { name: 'Overview' }).click()
 
   // Delete after confirmation.
   await recent.getByRole('button', { name: 'Delete CRR extract.txt' }).click()

@@ -143,8 +143,8 @@ describe('KnowledgeBase', () => {
     await waitFor(() => expect(stat('Total Documents')).toHaveTextContent('6'))
     expect(stat('Total Uploads')).toHaveTextContent('8')
     expect(stat('Categories')).toHaveTextContent('4')
-    // No rules API: the true count, none, never a made-up figure.
-    expect(stat('Total Rules')).toHaveTextContent('0')
+    // Rule extraction is not built: no rules card, no rules tab, no made-up figure.
+    expect(screen.queryByText('Total Rules')).not.toBeInTheDocument()
     expect(screen.getByText('12.345 chunks indexed')).toBeInTheDocument()
 
     const recent = await screen.findByRole('list', { name: 'Recent uploads' })
@@ -164,9 +164,7 @@ describe('KnowledgeBase', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Show all 6' }))
     expect(within(recent).getByText('Sixth and oldest.txt')).toBeInTheDocument()
     // No Settings tab: the server has no knowledge-base settings.
-    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Rules'])
-    await userEvent.click(screen.getByRole('tab', { name: 'Rules' }))
-    expect(await screen.findByText('No rules extracted yet', { selector: 'p.font-medium' })).toBeInTheDocument()
+    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Single lever doc upload', 'Bulk lever doc upload'])
   })
 
   it('refuses a .doc and an oversized file before sending, then uploads a document that shows its live status', async () => {

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { BookOpen, FileStack, FolderTree, Layers, ListChecks, RefreshCw, Upload, UploadCloud } from 'lucide-react'
+import { BookOpen, FileStack, FolderTree, RefreshCw, Upload, UploadCloud } from 'lucide-react'
 import { useState, type ReactNode } from 'react'
 
 import { Alert } from '@/components/ui/alert'
@@ -22,7 +22,8 @@ export const RECENT_UPLOADS = 5
 
 const NO_DOCUMENTS: KnowledgeDocument[] = []
 
-type Tab = 'overview' | 'single' | 'bulk' | 'rules'
+// Rule extraction (the Total Rules card and the Rules tab) comes with the rules themselves.
+type Tab = 'overview' | 'single' | 'bulk'
 
 function StatCard({ label, value, hint, icon }: { label: string; value: ReactNode; hint?: string; icon: ReactNode }) {
   return (
@@ -41,7 +42,7 @@ function StatCard({ label, value, hint, icon }: { label: string; value: ReactNod
 
 /**
  * AI Knowledge Base Management (spec 002 section 2): the stat cards, Refresh, and the tabs
- * Overview (recent uploads, quick actions, search), Single and Bulk lever doc upload and Rules.
+ * Overview (recent uploads, quick actions, search), Single and Bulk lever doc upload.
  * Live on `admin:knowledge`; the list is read every second while a document is processing.
  * The server has no settings for the knowledge base yet, so there is no Settings tab.
  */
@@ -90,15 +91,13 @@ export function KnowledgeBase() {
           </Button>
         </Alert>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      <div className="grid gap-4 sm:grid-cols-3">
         <StatCard
           label="Total Documents"
           value={figure(s?.totalDocuments)}
           hint={s ? `${formatCount(s.totalChunks)} ${s.totalChunks === 1 ? 'chunk' : 'chunks'} indexed` : undefined}
           icon={<BookOpen />}
         />
-        {/* The server extracts no rules yet: the figure is the true count, none. */}
-        <StatCard label="Total Rules" value={s ? formatCount(0) : figure(undefined)} hint="No rules extracted yet" icon={<ListChecks />} />
         <StatCard
           label="Total Uploads"
           value={figure(s?.totalUploads)}
@@ -113,7 +112,6 @@ export function KnowledgeBase() {
           <TabsTrigger value="overview">Overview</TabsTrigger>
           <TabsTrigger value="single">Single lever doc upload</TabsTrigger>
           <TabsTrigger value="bulk">Bulk lever doc upload</TabsTrigger>
-          <TabsTrigger value="rules">Rules</TabsTrigger>
         </TabsList>
 
         <TabsContent value="overview" className="space-y-6">
@@ -164,9 +162,6 @@ export function KnowledgeBase() {
                 <Button variant="outline" className="justify-start" onClick={() => setTab('bulk')}>
                   <UploadCloud /> Upload several documents
                 </Button>
-                <Button variant="outline" className="justify-start" onClick={() => setTab('rules')}>
-                  <Layers /> View rules
-                </Button>
               </CardContent>
             </Card>
           </div>
@@ -180,23 +175,6 @@ export function KnowledgeBase() {
           <UploadPanel multiple documents={docs} documentsUpdatedAt={documents.dataUpdatedAt} onDelete={setDeleting} />
         </TabsContent>
 
-        <TabsContent value="rules">
-          <Card>
-            <CardHeader>
-              <CardTitle>Rules</CardTitle>
-              <CardDescription>Rules extracted from the knowledge base's documents for the optimization levers.</CardDescription>
-            </CardHeader>
-            <CardContent>
-              <div className="flex flex-col items-center gap-2 py-10 text-center">
-                <ListChecks className="size-8 text-slate-400" aria-hidden />
-                <p className="font-medium text-slate-900">No rules extracted yet</p>
-                <p className="max-w-md text-sm text-slate-500">
-                  Uploaded documents are read and indexed for search. Rule extraction is not available yet, so there are no rules to review.
-                </p>
-              </div>
-            </CardContent>
-          </Card>
-        </TabsContent>
       </Tabs>
 
       <Dialog open={deleting !== null} onOpenChange={(open) => (open || remove.isPending ? undefined : setDeleting(null))}>
