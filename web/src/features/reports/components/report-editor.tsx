@@ -3,7 +3,7 @@ import './editor.css'
 import type { ReportStatus } from '@/api/types/ReportStatus'
 import type { ReportSummary } from '@/api/types/ReportSummary'
 import type { Editor } from '@tiptap/core'
-import { ArrowDown, ArrowLeft, ArrowUp, Copy, FileDown, Pencil, Plus, Save, Trash2 } from 'lucide-react'
+import { ArrowDown, ArrowLeft, ArrowUp, Copy, Palette, FileDown, Pencil, Plus, Save, Trash2 } from 'lucide-react'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { Link, useBlocker, useNavigate, useSearchParams } from 'react-router'
 import type * as Y from 'yjs'
@@ -11,10 +11,13 @@ import type * as Y from 'yjs'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Input } from '@/components/ui/input'
+import { Popover, PopoverContent, PopoverTrigger } from '@/components/ui/popover'
 import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
 import { ApiError, errorMessage } from '@/lib/api-client'
 import { CLIENT_PARAM, useClientId, withClient } from '@/hooks/use-client-id'
+import { cn } from '@/lib/cn'
+import { normalizeHex } from '@/lib/colour'
 import { useAuthStore } from '@/lib/auth-store'
 import { closeMessage } from '@/lib/close-codes'
 import type { DocumentConnection } from '@/lib/collab-provider'
@@ -30,6 +33,9 @@ import {
   moveSection,
   renameSection,
   SECTIONS_MAP,
+  SECTION_LAYOUTS,
+  setSectionStyle,
+  type SectionLayout,
   type Section,
   type SectionDeletion,
 } from '../utils/sections'
@@ -340,7 +346,13 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           </div>
           <div className="space-y-4 p-6" style={{ ['--report-heading-font' as string]: branding.headingFontFamily, ['--report-accent' as string]: branding.secondaryColor }}>
           {sections.map((s, i) => (
-            <section key={s.id} aria-label={s.title} className="group space-y-2">
+            <section
+              key={s.id}
+              aria-label={s.title}
+              data-layout={s.layout}
+              className={cn('group space-y-2', s.background && '-mx-3 rounded-md px-3 py-2', `report-layout-${s.layout}`)}
+              style={s.background ? { backgroundColor: s.background } : undefined}
+            >
               <SectionHeading doc={doc} section={s} index={i} count={sections.length} canEdit={canEdit} onDelete={setSectionToDelete} />
               <SectionEditor doc={doc} provider={connection.provider} sectionId={s.id} title={s.title} editable={canEdit} user={user} onFocus={setActive} />
             </section>
@@ -481,6 +493,7 @@ function SectionHeading({ doc, section: s, index, count, canEdit, onDelete }: Se
           <Button variant="ghost" size="icon" aria-label={`Move ${s.title} down`} disabled={index === count - 1} onClick={() => moveSection(doc, s.id, 1)}>
             <ArrowDown />
           </Button>
+          <SectionStyle doc={doc} section={s} />
           <Button variant="ghost" size="icon" aria-label={`Duplicate ${s.title}`} onClick={() => duplicateSection(doc, s.id)}>
             <Copy />
           </Button>
@@ -490,5 +503,57 @@ function SectionHeading({ doc, section: s, index, count, canEdit, onDelete }: Se
         </div>
       )}
     </div>
+  )
+}
+
+/** A section's layout and background, shared live (the section's entry in the shared map). */
+function SectionStyle({ doc, section: s }: { doc: Y.Doc; section: Section }) {
+  const [text, setText] = useState(s.background ?? '')
+  const valid = text.trim() === '' || normalizeHex(text) !== null
+  return (
+    <Popover onOpenChange={(open) => open && setText(s.background ?? '')}>
+      <PopoverTrigger asChild>
+        <Button variant="ghost" size="icon" aria-label={`Style of ${s.title}`}>
+          <Palette />
+        </Button>
+      </PopoverTrigger>
+      <PopoverContent aria-label={`Style of ${s.title}`} className="w-64 space-y-3">
+        <label className="block space-y-1">
+          <span className="text-xs font-medium text-slate-700">Layout</span>
+          <select
+            aria-label="Section layout"
+            value={s.layout}
+            onChange={(e) => setSectionStyle(doc, s.id, { layout: e.target.value as SectionLayout })}
+            className="h-9 w-full rounded-md border border-slate-300 bg-white px-2 text-sm"
+          >
+            {SECTION_LAYOUTS.map((l) => (
+              <option key={l.value} value={l.value}>
+                {l.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="block space-y-1">
+          <span className="text-xs font-medium text-slate-700">Section background</span>
+          <Input
+            aria-label="Section background"
+            placeholder="None, or #f1f5f9"
+            value={text}
+            aria-invalid={!valid}
+            onChange={(e) => {
+              setText(e.target.value)
+              if (e.target.value.trim() === '') setSectionStyle(doc, s.id, { background: null })
+              const hex = normalizeHex(e.target.value)
+              if (hex) setSectionStyle(doc, s.id, { background: hex })
+            }}
+          />
+          {!valid && (
+            <span role="alert" className="text-xs text-red-600">
+              Enter a colour like #f1f5f9, or leave it empty.
+            </span>
+          )}
+        </label>
+      </PopoverContent>
+    </Popover>
   )
 }

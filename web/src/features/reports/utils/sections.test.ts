@@ -10,6 +10,7 @@ import {
   moveSection,
   readSections,
   renameSection,
+  setSectionStyle,
 } from './sections'
 
 /** A document like the server's initial content: sections a0, a1, a2 with one paragraph each. */
@@ -31,6 +32,22 @@ function seeded(titles: string[]): Y.Doc {
 const titles = (doc: Y.Doc) => readSections(doc).map((s) => s.title)
 
 describe('report sections in the shared document', () => {
+  it("keeps a section's layout and background, reaches a co-editor, and reads anything malformed as the default", () => {
+    const doc = seeded(['Intro', 'Capital'])
+    expect(readSections(doc)[0]).toMatchObject({ layout: 'single', background: null })
+    expect(setSectionStyle(doc, 's1', { layout: 'two-column', background: '#f1f5f9' })).toBe(true)
+    const other = new Y.Doc()
+    Y.applyUpdate(other, Y.encodeStateAsUpdate(doc))
+    expect(readSections(other)[1]).toMatchObject({ layout: 'two-column', background: '#f1f5f9' })
+    setSectionStyle(doc, 's1', { background: null })
+    expect(readSections(doc)[1]).toMatchObject({ layout: 'two-column', background: null })
+    const entry = doc.getMap<Y.Map<unknown>>('sections').get('s0')!
+    entry.set('layout', 'spiral')
+    entry.set('background', 'javascript:alert(1)')
+    expect(readSections(doc)[0]).toMatchObject({ layout: 'single', background: null })
+    expect(setSectionStyle(doc, 'gone', { layout: 'hero' })).toBe(false)
+  })
+
   it('reads sections in order-key order', () => {
     expect(titles(seeded(['Executive Summary', 'Overview', 'Capital']))).toEqual(['Executive Summary', 'Overview', 'Capital'])
   })

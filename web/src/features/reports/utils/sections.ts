@@ -11,7 +11,19 @@ import * as Y from 'yjs'
 export const SECTIONS_MAP = 'sections'
 export const NEW_SECTION_CONTENT = 'Enter your content here...'
 
-export type Section = { id: string; title: string; order: string }
+/** A section's layouts (the image layouts come with images). */
+export const SECTION_LAYOUTS = [
+  { value: 'single', label: 'Single column' },
+  { value: 'two-column', label: 'Two columns' },
+  { value: 'hero', label: 'Hero' },
+] as const
+export type SectionLayout = (typeof SECTION_LAYOUTS)[number]['value']
+
+/**
+ * A section: its id, title and order key, and its look (`layout`, `background` as `#rrggbb` or
+ * none), kept in the section's entry of the shared map so co-editors see a change at once.
+ */
+export type Section = { id: string; title: string; order: string; layout: SectionLayout; background: string | null }
 
 export function fragmentName(sectionId: string): string {
   return `section:${sectionId}`
@@ -32,7 +44,15 @@ export function readSections(doc: Y.Doc): Section[] {
     if (!(value instanceof Y.Map)) return
     const title = value.get('title')
     const order = value.get('order')
-    out.push({ id, title: typeof title === 'string' ? title : '', order: typeof order === 'string' ? order : '' })
+    const layout = SECTION_LAYOUTS.find((l) => l.value === value.get('layout'))?.value ?? 'single'
+    const background = value.get('background')
+    out.push({
+      id,
+      title: typeof title === 'string' ? title : '',
+      order: typeof order === 'string' ? order : '',
+      layout,
+      background: typeof background === 'string' && /^#[0-9a-f]{6}$/.test(background) ? background : null,
+    })
   })
   return out.sort((a, b) => byteCompare(a.order, b.order) || byteCompare(a.id, b.id))
 }
@@ -99,6 +119,18 @@ export function moveSection(doc: Y.Doc, id: string, direction: -1 | 1): boolean 
       const keys = generateNKeysBetween(null, null, reordered.length)
       reordered.forEach((s, i) => map.get(s.id)?.set('order', keys[i]))
     }
+  })
+  return true
+}
+
+/** Changes a section's layout or background (null takes the background away) for everyone. */
+export function setSectionStyle(doc: Y.Doc, id: string, style: { layout?: SectionLayout; background?: string | null }): boolean {
+  const entry = sectionsMap(doc).get(id)
+  if (!(entry instanceof Y.Map)) return false
+  doc.transact(() => {
+    if (style.layout !== undefined) entry.set('layout', style.layout)
+    if (style.background === null) entry.delete('background')
+    else if (style.background !== undefined) entry.set('background', style.background)
   })
   return true
 }
