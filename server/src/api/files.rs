@@ -12,7 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{ClientQuery, ClientRead, ClientWrite};
-use super::upload::{multipart_error, receive_field};
+use super::upload::{self, MULTIPART_SLACK, multipart_error, receive_field};
 use crate::error::{ApiError, ApiResult};
 use crate::service::Actor;
 use crate::service::files::inspect::{self as inspection, Inspection};
@@ -35,21 +35,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(download_processed))
 }
 
-/// Room for the multipart framing and the options field beyond the file itself.
-const MULTIPART_SLACK: u64 = 1024 * 1024;
 /// Largest `options` field.
 const MAX_OPTIONS_BYTES: usize = 64 * 1024;
 
 /// Refuses at once a request that declares a body larger than the bound.
 fn refuse_declared_size(state: &AppState, headers: &HeaderMap) -> ApiResult<()> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > service::max_upload_bytes(state) + MULTIPART_SLACK) {
-        return Err(ApiError::TooLarge(TOO_LARGE.into()));
-    }
-    Ok(())
+    upload::refuse_declared_size(
+        headers,
+        service::max_upload_bytes(state) + MULTIPART_SLACK,
+        TOO_LARGE,
+    )
 }
 
 /// Receives the `file` field into a temporary file (counting, keeping its head, noting NUL
@@ -84,12 +79,7 @@ async fn receive(
                     ApiError::bad_request("invalid_options", "The upload options are not text")
                 })?);
             }
-            other => {
-                return Err(ApiError::bad_request(
-                    "invalid_multipart",
-                    format!("Unexpected upload field: {}", other.unwrap_or("(unnamed)")),
-                ));
-            }
+            other => return Err(upload::unexpected_field(other)),
         }
     }
     let received = received.ok_or_else(|| {

@@ -3,12 +3,14 @@
 //! figures. The rules live in [`crate::service::knowledge`].
 
 use axum::extract::{DefaultBodyLimit, Multipart, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::AdminActor;
-use super::upload::{multipart_error, receive_field};
+use super::upload::{
+    MULTIPART_SLACK, multipart_error, receive_field, refuse_declared_size, unexpected_field,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::service::knowledge::{
     self as service, KnowledgeDocument, KnowledgeHit, KnowledgeStats, MAX_FILE_BYTES,
@@ -30,8 +32,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(knowledge_stats))
 }
 
-/// Room for the multipart framing and the text fields beyond the files themselves.
-const MULTIPART_SLACK: u64 = 1024 * 1024;
 /// Longest text field (category, lever id).
 const MAX_TEXT_FIELD: usize = 200;
 
@@ -57,14 +57,11 @@ pub async fn upload_documents(
     headers: HeaderMap,
     mut multipart: Multipart,
 ) -> ApiResult<(StatusCode, axum::Json<Vec<KnowledgeDocument>>)> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    let bound = MAX_FILE_BYTES * MAX_FILES_PER_UPLOAD as u64 + MULTIPART_SLACK;
-    if declared.is_some_and(|n| n > bound) {
-        return Err(ApiError::TooLarge(TOO_BIG.into()));
-    }
+    refuse_declared_size(
+        &headers,
+        MAX_FILE_BYTES * MAX_FILES_PER_UPLOAD as u64 + MULTIPART_SLACK,
+        TOO_BIG,
+    )?;
     let mut input = UploadInput {
         files: Vec::new(),
         category: None,
@@ -105,12 +102,7 @@ pub async fn upload_documents(
                     input.lever_id = Some(value);
                 }
             }
-            other => {
-                return Err(ApiError::bad_request(
-                    "invalid_multipart",
-                    format!("Unexpected upload field: {}", other.unwrap_or("(unnamed)")),
-                ));
-            }
+            other => return Err(unexpected_field(other)),
         }
     }
     let docs = service::upload(&state, &actor, input).await?;

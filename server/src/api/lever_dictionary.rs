@@ -12,7 +12,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::AdminActor;
-use super::upload::{multipart_error, receive_field};
+use super::upload::{
+    MULTIPART_SLACK, multipart_error, receive_field, refuse_declared_size, unexpected_field,
+};
 use crate::error::{ApiError, ApiResult, AppJson};
 use crate::service::lever_dictionary::{
     self as service, CategoryInput, LeverEntry, LeverFile, LeverInput, MAX_FILE_BYTES,
@@ -34,9 +36,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(delete_lever_file))
         .routes(routes!(download_lever_file))
 }
-
-/// Room for the multipart framing beyond the files themselves.
-const MULTIPART_SLACK: u64 = 1024 * 1024;
 
 /// Every lever with its description, category and number of analysis files, by name.
 #[utoipa::path(get, path = "/admin/levers",
@@ -125,24 +124,15 @@ pub async fn upload_lever_files(
     headers: HeaderMap,
     mut multipart: Multipart,
 ) -> ApiResult<(StatusCode, axum::Json<Vec<LeverFile>>)> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    let bound = MAX_FILE_BYTES * MAX_FILES_PER_UPLOAD as u64 + MULTIPART_SLACK;
-    if declared.is_some_and(|n| n > bound) {
-        return Err(ApiError::TooLarge(TOO_BIG.into()));
-    }
+    refuse_declared_size(
+        &headers,
+        MAX_FILE_BYTES * MAX_FILES_PER_UPLOAD as u64 + MULTIPART_SLACK,
+        TOO_BIG,
+    )?;
     let mut received: Vec<ReceivedFile> = Vec::new();
     while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
         if !matches!(field.name(), Some("files" | "file")) {
-            return Err(ApiError::bad_request(
-                "invalid_multipart",
-                format!(
-                    "Unexpected upload field: {}",
-                    field.name().unwrap_or("(unnamed)")
-                ),
-            ));
+            return Err(unexpected_field(field.name()));
         }
         if received.len() >= MAX_FILES_PER_UPLOAD {
             return Err(ApiError::validation(format!(

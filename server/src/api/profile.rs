@@ -10,7 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{AdminActor, ClientQuery, ClientRead, ClientWrite};
-use super::upload::{multipart_error, receive_field};
+use super::upload::{multipart_error, receive_field, refuse_declared_size};
 use crate::error::{ApiError, ApiResult, AppJson};
 use crate::service::Actor;
 use crate::service::profile::{
@@ -64,13 +64,7 @@ pub async fn set_avatar(
     headers: HeaderMap,
     mut multipart: Multipart,
 ) -> ApiResult<axum::Json<Profile>> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > AVATAR_MAX_BYTES + 64 * 1024) {
-        return Err(ApiError::TooLarge(AVATAR_TOO_BIG.into()));
-    }
+    refuse_declared_size(&headers, AVATAR_MAX_BYTES + 64 * 1024, AVATAR_TOO_BIG)?;
     let mut image: Option<ReceivedImage> = None;
     while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
         if field.name() != Some("avatar") || image.is_some() {

@@ -30,7 +30,7 @@ pub async fn list_templates(
     State(state): State<AppState>,
     _admin: AdminActor,
 ) -> ApiResult<axum::Json<Vec<ReportTemplate>>> {
-    Ok(axum::Json(service::list(&state).await?))
+    Ok(axum::Json(service::list(&state, false).await?))
 }
 
 /// Creates a template (name and type required) with its type's default sections and the default
@@ -90,5 +90,5 @@ pub async fn list_active_templates(
     State(state): State<AppState>,
     _actor: Actor,
 ) -> ApiResult<axum::Json<Vec<ReportTemplate>>> {
-    Ok(axum::Json(service::list_active(&state).await?))
+    Ok(axum::Json(service::list(&state, true).await?))
 }

@@ -4,6 +4,7 @@
 //! passes its bound, without reading more.
 
 use axum::extract::multipart::{Field, MultipartError};
+use axum::http::{HeaderMap, header};
 use tempfile::TempPath;
 use tokio::io::AsyncWriteExt;
 
@@ -16,6 +17,30 @@ pub fn multipart_error(e: MultipartError) -> ApiError {
     ApiError::bad_request(
         "invalid_multipart",
         format!("Invalid upload: {}", e.body_text()),
+    )
+}
+
+/// Room for the multipart framing (and small text fields) beyond the files themselves.
+pub const MULTIPART_SLACK: u64 = 1024 * 1024;
+
+/// Refuses at once, with `ApiError::TooLarge(too_large)`, a request whose declared length is
+/// over `bound` (a body without a declared length is bounded while received).
+pub fn refuse_declared_size(headers: &HeaderMap, bound: u64, too_large: &str) -> ApiResult<()> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > bound) {
+        return Err(ApiError::TooLarge(too_large.into()));
+    }
+    Ok(())
+}
+
+/// A multipart field the route does not take, as a 400 naming it.
+pub fn unexpected_field(name: Option<&str>) -> ApiError {
+    ApiError::bad_request(
+        "invalid_multipart",
+        format!("Unexpected upload field: {}", name.unwrap_or("(unnamed)")),
     )
 }
 

@@ -391,18 +391,10 @@ fn changed(id: &str) -> Event {
     })
 }
 
-/// Every template (administrators), by name.
-pub async fn list(state: &AppState) -> ApiResult<Vec<ReportTemplate>> {
-    db::list(&state.db.pool, false)
-        .await?
-        .into_iter()
-        .map(to_wire)
-        .collect()
-}
-
-/// The active templates a client may start a report from, by name.
-pub async fn list_active(state: &AppState) -> ApiResult<Vec<ReportTemplate>> {
-    db::list(&state.db.pool, true)
+/// The templates by name: every one (administrators) or, with `active_only`, those a client may
+/// start a report from.
+pub async fn list(state: &AppState, active_only: bool) -> ApiResult<Vec<ReportTemplate>> {
+    db::list(&state.db.pool, active_only)
         .await?
         .into_iter()
         .map(to_wire)

@@ -86,22 +86,25 @@ export function TemplatePreview({ templateId }: { templateId: string }) {
               ))}
             </ol>
           </nav>
-          {t.sections.map((s, i) => (
-            <section key={s.id} aria-label={s.title}>
-              <h2 className="border-b pb-1 text-xl font-semibold" style={{ fontFamily: b.headingFontFamily, color: b.primaryColor, borderColor: b.secondaryColor }}>
-                {i + 1}. {s.title}
-              </h2>
-              {paragraphsOf(s.content).length > 0 ? (
-                paragraphsOf(s.content).map((p, j) => (
-                  <p key={j} className="mt-3 whitespace-pre-line text-slate-800">
-                    {p}
-                  </p>
-                ))
-              ) : (
-                <p className="mt-3 text-slate-400 italic print:hidden">No starting text: the report's editors write this section.</p>
-              )}
-            </section>
-          ))}
+          {t.sections.map((s, i) => {
+            const paragraphs = paragraphsOf(s.content)
+            return (
+              <section key={s.id} aria-label={s.title}>
+                <h2 className="border-b pb-1 text-xl font-semibold" style={{ fontFamily: b.headingFontFamily, color: b.primaryColor, borderColor: b.secondaryColor }}>
+                  {i + 1}. {s.title}
+                </h2>
+                {paragraphs.length > 0 ? (
+                  paragraphs.map((p, j) => (
+                    <p key={j} className="mt-3 whitespace-pre-line text-slate-800">
+                      {p}
+                    </p>
+                  ))
+                ) : (
+                  <p className="mt-3 text-slate-400 italic print:hidden">No starting text: the report's editors write this section.</p>
+                )}
+              </section>
+            )
+          })}
         </div>
         <footer className="flex justify-between border-t border-slate-200 px-10 py-3 text-xs text-slate-500">
           <span>Updated {formatDate(t.updatedAt)}</span>
