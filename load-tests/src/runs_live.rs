@@ -127,6 +127,9 @@ struct SlowFrame {
     delivery_ms: f64,
     /// Arrival after the first frame of the run on any socket.
     arrived_after_s: f64,
+    /// Arrival by the machine's clock, in milliseconds since the Unix epoch (to line the frame
+    /// up with samples of the server's threads taken beside the run).
+    arrived_unix_ms: f64,
     admin: usize,
     topic: &'static str,
     /// `run.progress` (else a file event).
@@ -974,6 +977,9 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
                     delivery_ms: us as f64 / 1000.0,
                     arrived_after_s: first_arrival
                         .map_or(0.0, |f| a.at.duration_since(f).as_secs_f64()),
+                    arrived_unix_ms: wall(a.at)
+                        .duration_since(SystemTime::UNIX_EPOCH)
+                        .map_or(0.0, |d| d.as_secs_f64() * 1000.0),
                     admin: *admin,
                     topic: match view {
                         View::Runs => "admin:runs",
