@@ -81,7 +81,7 @@ fn text(s: &str) -> Cell {
 
 fn groups<'f>(facts: &'f RunFacts, breakdown: &str) -> Option<&'f [GroupSummary]> {
     let a = &facts.aggregates;
-    Some(match breakdown {
+    let groups: &[GroupSummary] = match breakdown {
         "asset_class" => &facts.by_asset_class,
         "rule" => &facts.by_rule,
         "article" => &a.by_article,
@@ -91,7 +91,8 @@ fn groups<'f>(facts: &'f RunFacts, breakdown: &str) -> Option<&'f [GroupSummary]
         "cqs" => &a.by_cqs,
         "status" => &a.by_status,
         _ => return None,
-    })
+    };
+    Some(groups)
 }
 
 /// The rows of a run's breakdown: one per group, as the run's figures keep them.

@@ -167,7 +167,8 @@ export function chartReady(c: Pick<ChartConfig, 'xColumn' | 'yColumns' | 'rows'>
 export function numericColumns(table: Pick<DataTable, 'columns' | 'rows'>): string[] {
   return table.columns.filter((_, i) => {
     const values = table.rows.slice(0, 50).map((r) => r[i]).filter((v) => v !== null && v !== '')
-    return values.length > 0 && values.filter((v) => typeof v === 'number').length * 2 >= values.length
+    const numeric = values.filter((v) => typeof v === 'number' || (typeof v === 'string' && Number.isFinite(Number(v.trim()))))
+    return values.length > 0 && numeric.length * 2 >= values.length
   })
 }
 
