@@ -84,7 +84,7 @@ test.describe('report charts, tables and images', () => {
     // A chart of the client's real savings, inserted where Ana's cursor is.
     await anaIntro.click()
     await ana.keyboard.type('Savings so far.')
-    await ana.getByRole('button', { name: 'Insert chart' }).click()
+    await ana.getByRole('button', { name: 'Insert chart', exact: true }).click()
     const builder = ana.getByRole('dialog', { name: 'Chart Builder' })
     await expect(builder.getByRole('button', { name: 'Insert Chart' })).toBeDisabled()
     await builder.getByLabel('Data source').selectOption({ label: 'Savings by lever' })
@@ -102,7 +102,7 @@ test.describe('report charts, tables and images', () => {
 
     // A line chart from the uploaded file.
     await anaIntro.click()
-    await ana.getByRole('button', { name: 'Insert chart' }).click()
+    await ana.getByRole('button', { name: 'Insert chart', exact: true }).click()
     await builder.getByLabel('Data source').selectOption({ label: 'quarters.csv' })
     await expect(builder.getByLabel('X axis column')).toHaveValue('Quarter')
     await builder.getByLabel('Chart type').selectOption('line')
@@ -113,7 +113,7 @@ test.describe('report charts, tables and images', () => {
     await expect(pablo.getByText('Capital saved by quarter')).toBeVisible()
 
     // A table from the uploaded file.
-    await ana.getByRole('button', { name: 'Insert table' }).click()
+    await ana.getByRole('button', { name: 'Insert table', exact: true }).click()
     const tableBuilder = ana.getByRole('dialog', { name: 'Table Builder' })
     await tableBuilder.getByLabel('Data source').selectOption({ label: 'quarters.csv' })
     await expect(tableBuilder.getByTestId('table-preview').getByText('2250000')).toBeVisible()
@@ -127,7 +127,7 @@ test.describe('report charts, tables and images', () => {
     await expect(pabloTable.locator('tr')).toHaveCount(4)
 
     // An image, served to the report's readers only.
-    await ana.getByRole('button', { name: 'Insert image' }).click()
+    await ana.getByRole('button', { name: 'Insert image', exact: true }).click()
     const imageDialog = ana.getByRole('dialog', { name: 'Upload Image' })
     await imageDialog.getByRole('button', { name: 'Upload Image' }).click()
     await expect(ana.getByText('No file selected')).toBeVisible()
@@ -146,7 +146,7 @@ test.describe('report charts, tables and images', () => {
     const open = async (page) => {
       await page.getByRole('textbox', { name: 'Introduction content' }).click()
       await page.keyboard.press('ControlOrMeta+End')
-      await page.getByRole('button', { name: 'Insert chart' }).click()
+      await page.getByRole('button', { name: 'Insert chart', exact: true }).click()
       const dialog = page.getByRole('dialog', { name: 'Chart Builder' })
       await dialog.getByLabel('Data source').selectOption({ label: 'Savings by month' })
       await expect(dialog.getByLabel('X axis column')).toHaveValue('Month')

@@ -95,13 +95,13 @@ export function ChartBuilder({ clientId, reportId, tables, datasets, initial, ed
     const source = sourceOf(key, tables)
     set({ source, xColumn: '', yColumns: [] })
   }
-  // A new source's columns: the first column as x and its numeric columns as y, once loaded.
+  // A new source's columns: its first text column as x and its first numeric column as y, once loaded.
   const [defaultsFor, setDefaultsFor] = useState<string | null>(editing ? sourceKey(initial.source) : null)
   if (data.data && defaultsFor !== sourceKey(c.source) && c.xColumn === '' && c.yColumns.length === 0) {
     setDefaultsFor(sourceKey(c.source))
     const numeric = numericColumns(data.data)
     const x = data.data.columns.find((col) => !numeric.includes(col)) ?? data.data.columns[0] ?? ''
-    set({ xColumn: x, yColumns: numeric.filter((n) => n !== x).slice(0, 3) })
+    set({ xColumn: x, yColumns: numeric.filter((n) => n !== x).slice(0, 1) })
   }
 
   return (

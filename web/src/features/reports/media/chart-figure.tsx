@@ -2,6 +2,15 @@ import { Area, AreaChart, Bar, BarChart, CartesianGrid, Cell, Legend, Line, Line
 
 import { COLOR_SCHEMES, type ChartConfig } from './nodes-model'
 
+/** Axis figures in short form (1.2M, 350K), so large amounts stay readable. */
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 })
+const tick = (v: unknown) => (typeof v === 'number' ? compact.format(v) : String(v))
+/** A category label shortened to 18 characters (the tooltip keeps it whole). */
+const short = (v: unknown) => {
+  const s = String(v ?? '')
+  return s.length > 18 ? `${s.slice(0, 17)}…` : s
+}
+
 type Props = { config: Pick<ChartConfig, 'chartType' | 'title' | 'xColumn' | 'yColumns' | 'rows' | 'width' | 'height' | 'fontSize' | 'fontFamily' | 'colorScheme' | 'showLegend' | 'showGrid'> }
 
 /**
@@ -11,14 +20,16 @@ type Props = { config: Pick<ChartConfig, 'chartType' | 'title' | 'xColumn' | 'yC
  */
 export function ChartFigure({ config: c }: Props) {
   const colors = COLOR_SCHEMES[c.colorScheme]
+  // Many or long categories are tilted so each keeps its label.
+  const tilted = c.rows.length > 4 || c.rows.some((r) => String(r[c.xColumn] ?? '').length > 12)
   const axisTick = { fontSize: c.fontSize, fontFamily: c.fontFamily }
-  const common = { width: c.width, height: c.height, data: c.rows, margin: { top: 10, right: 20, bottom: 10, left: 10 } }
+  const common = { width: c.width, height: c.height, data: c.rows, margin: { top: 10, right: 20, bottom: 10, left: tilted ? c.fontSize * 5 : 10 } }
   const grid = c.showGrid ? <CartesianGrid strokeDasharray="3 3" /> : null
   const legend = c.showLegend ? <Legend wrapperStyle={{ fontSize: c.fontSize, fontFamily: c.fontFamily }} /> : null
   const axes = (
     <>
-      <XAxis dataKey={c.xColumn} tick={axisTick} />
-      <YAxis tick={axisTick} />
+      <XAxis dataKey={c.xColumn} tick={axisTick} interval={0} tickFormatter={short} angle={tilted ? -25 : 0} textAnchor={tilted ? 'end' : 'middle'} height={tilted ? c.fontSize * 6 : c.fontSize * 2.5} />
+      <YAxis tick={axisTick} tickFormatter={tick} width={c.fontSize * 4} />
     </>
   )
   let chart

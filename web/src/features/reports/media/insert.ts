@@ -15,12 +15,16 @@ export function chooseEditor(active: Editor | null, first: Editor | null): Edito
 }
 
 /**
- * Inserts a block: at the cursor of the section being edited, or at the end of the first
- * section when no section holds the cursor.
+ * Inserts a block: where the cursor of the section being edited is (after the top-level block
+ * holding it, never inside a table or a list; an empty paragraph there is replaced), or at the
+ * end of the first section when no section holds the cursor.
  */
 export function insertBlock(editor: Editor, content: JSONContent, atCursor: boolean): boolean {
-  if (atCursor) return editor.chain().focus().insertContent(content).run()
-  return editor.chain().insertContentAt(editor.state.doc.content.size, content).run()
+  const { $from } = editor.state.selection
+  if (!atCursor || $from.depth === 0) return editor.chain().insertContentAt(atCursor ? $from.pos : editor.state.doc.content.size, content).run()
+  const top = $from.node(1)
+  const range = top.type.name === 'paragraph' && top.content.size === 0 ? { from: $from.before(1), to: $from.after(1) } : $from.after(1)
+  return editor.chain().focus().insertContentAt(range, content).run()
 }
 
 /** Replaces the node at `target.pos` with `content` (editing a chart, table or image in place). */
