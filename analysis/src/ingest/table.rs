@@ -197,11 +197,7 @@ mod tests {
         assert_eq!(
             p.rows,
             vec![
-                vec![
-                    Cell::Text("Feb".into()),
-                    Cell::Number(2000.25),
-                    Cell::Empty
-                ],
+                vec![Cell::Text("Feb".into()), Cell::Number(2000.25), Cell::Empty],
                 vec![
                     Cell::Text("Mar".into()),
                     Cell::Text("n/a".into()),
@@ -210,7 +206,12 @@ mod tests {
             ]
         );
         // Past the end: no rows, no error.
-        assert!(page(csv(data), &Limits::upload(), 10, 5).unwrap().rows.is_empty());
+        assert!(
+            page(csv(data), &Limits::upload(), 10, 5)
+                .unwrap()
+                .rows
+                .is_empty()
+        );
         // At most MAX_PAGE_ROWS rows.
         let mut big = b"x,y\n".to_vec();
         for i in 0..(MAX_PAGE_ROWS + 50) {
@@ -243,11 +244,7 @@ mod tests {
 
     #[test]
     fn serialises_cells_as_plain_json_values() {
-        let row = vec![
-            Cell::Empty,
-            Cell::Number(1.5),
-            Cell::Text("x".into()),
-        ];
+        let row = vec![Cell::Empty, Cell::Number(1.5), Cell::Text("x".into())];
         assert_eq!(serde_json::to_string(&row).unwrap(), r#"[null,1.5,"x"]"#);
     }
 }

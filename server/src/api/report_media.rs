@@ -55,7 +55,10 @@ pub async fn upload_media(
     let max = service::max_bytes(&state);
     refuse_declared_size(&headers, max + MULTIPART_SLACK, TOO_LARGE)?;
     let mut multipart = multipart.map_err(|e| {
-        ApiError::bad_request("invalid_multipart", format!("Invalid upload: {}", e.body_text()))
+        ApiError::bad_request(
+            "invalid_multipart",
+            format!("Invalid upload: {}", e.body_text()),
+        )
     })?;
     let mut received: Option<ReceivedMedia> = None;
     while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
@@ -180,7 +183,9 @@ pub async fn list_datasets(
     actor: Actor,
     Path(report_id): Path<String>,
 ) -> ApiResult<axum::Json<Vec<DatasetInfo>>> {
-    Ok(axum::Json(datasets::list(&state, &actor, &report_id).await?))
+    Ok(axum::Json(
+        datasets::list(&state, &actor, &report_id).await?,
+    ))
 }
 
 /// The current rows of one of the client's data sources.

@@ -54,7 +54,11 @@ fn media_objects(app: &TestApp) -> Vec<String> {
     let root = app.state.config.data_dir.join("objects").join("reports");
     let mut out = Vec::new();
     for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             out.push(f.path().to_string_lossy().into_owned());
         }
     }
@@ -77,7 +81,12 @@ fn png() -> Vec<u8> {
 }
 
 fn jpg() -> Vec<u8> {
-    [&[0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10][..], b"JFIF\0", &[0u8; 64]].concat()
+    [
+        &[0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10][..],
+        b"JFIF\0",
+        &[0u8; 64],
+    ]
+    .concat()
 }
 
 /// A workbook with a sheet named "Savings": Lever, Q1, Q2 and 30 data rows.
@@ -236,7 +245,10 @@ async fn uploads_of_each_type_are_measured_listed_served_and_announced() {
     assert_eq!(c["headers"], json!(["Month", "Savings (EUR)", "Note"]));
     assert_eq!(c["name"], "Q1 savings.csv");
     let csv_id = c["id"].as_str().unwrap().to_string();
-    let event = ws.next_json(Duration::from_secs(5)).await.expect("an event");
+    let event = ws
+        .next_json(Duration::from_secs(5))
+        .await
+        .expect("an event");
     assert_eq!(event["type"], "report.media.created");
     assert_eq!(
         event["data"],
@@ -256,18 +268,29 @@ async fn uploads_of_each_type_are_measured_listed_served_and_announced() {
     );
     let (st, l) = upload(&alice, &report, "old.xls", xls_bytes()).await;
     assert_eq!(st, StatusCode::CREATED, "{l}");
-    assert_eq!((l["fileType"].as_str(), l["rowCount"].as_i64()), (Some("xls"), Some(2)));
+    assert_eq!(
+        (l["fileType"].as_str(), l["rowCount"].as_i64()),
+        (Some("xls"), Some(2))
+    );
     let (st, p) = upload(&alice, &report, "logo.png", png()).await;
     assert_eq!(st, StatusCode::CREATED, "{p}");
-    assert_eq!((p["kind"].as_str(), p["rowCount"].as_i64()), (Some("image"), Some(0)));
+    assert_eq!(
+        (p["kind"].as_str(), p["rowCount"].as_i64()),
+        (Some("image"), Some(0))
+    );
     let png_id = p["id"].as_str().unwrap().to_string();
     assert_eq!(p["url"], format!("/api/reports/{report}/media/{png_id}"));
     let (st, j) = upload(&alice, &report, "photo.JPEG", jpg()).await;
     assert_eq!(st, StatusCode::CREATED, "{j}");
-    assert_eq!((j["fileType"].as_str(), j["contentType"].as_str()), (Some("jpg"), Some("image/jpeg")));
+    assert_eq!(
+        (j["fileType"].as_str(), j["contentType"].as_str()),
+        (Some("jpg"), Some("image/jpeg"))
+    );
 
     // Every co-editor lists the same items, oldest first.
-    let (st, list) = colleague.json(&format!("/api/reports/{report}/media")).await;
+    let (st, list) = colleague
+        .json(&format!("/api/reports/{report}/media"))
+        .await;
     assert_eq!(st, StatusCode::OK);
     let names: Vec<&str> = list
         .as_array()
@@ -275,11 +298,24 @@ async fn uploads_of_each_type_are_measured_listed_served_and_announced() {
         .iter()
         .map(|m| m["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["Q1 savings.csv", "book.xlsx", "old.xls", "logo.png", "photo.JPEG"]);
+    assert_eq!(
+        names,
+        [
+            "Q1 savings.csv",
+            "book.xlsx",
+            "old.xls",
+            "logo.png",
+            "photo.JPEG"
+        ]
+    );
     // Keys are the server's, never the user's name.
     let keys = media_objects(&app);
     assert_eq!(keys.len(), 5);
-    assert!(keys.iter().all(|k| !k.contains("savings") && !k.contains("logo")), "{keys:?}");
+    assert!(
+        keys.iter()
+            .all(|k| !k.contains("savings") && !k.contains("logo")),
+        "{keys:?}"
+    );
 
     // Rows: numbers as numbers (the column's decimal comma), text as text, blanks as null.
     let (st, rows) = colleague
@@ -289,19 +325,27 @@ async fn uploads_of_each_type_are_measured_listed_served_and_announced() {
     assert_eq!(rows["columns"], json!(["Month", "Savings (EUR)", "Note"]));
     assert_eq!(
         rows["rows"],
-        json!([["Jan", 1234.5, "first"], ["Feb", 2000.0, null], ["Mar", "n/a", "third"]])
+        json!([
+            ["Jan", 1234.5, "first"],
+            ["Feb", 2000.0, null],
+            ["Mar", "n/a", "third"]
+        ])
     );
     assert_eq!(rows["totalRows"], 3);
     // Paged.
     let xlsx_id = x["id"].as_str().unwrap();
     let (_, page) = alice
-        .json(&format!("/api/reports/{report}/media/{xlsx_id}/rows?offset=25&limit=10"))
+        .json(&format!(
+            "/api/reports/{report}/media/{xlsx_id}/rows?offset=25&limit=10"
+        ))
         .await;
     assert_eq!(page["offset"], 25);
     assert_eq!(page["rows"].as_array().unwrap().len(), 5);
     assert_eq!(page["rows"][0], json!(["Lever 26", 26000.0, 26.0 * 1500.5]));
     let (_, first) = alice
-        .json(&format!("/api/reports/{report}/media/{xlsx_id}/rows?limit=5000"))
+        .json(&format!(
+            "/api/reports/{report}/media/{xlsx_id}/rows?limit=5000"
+        ))
         .await;
     assert_eq!(first["rows"].as_array().unwrap().len(), 30);
     let xls_id = l["id"].as_str().unwrap();
@@ -323,10 +367,12 @@ async fn uploads_of_each_type_are_measured_listed_served_and_announced() {
     let r = colleague
         .get(&format!("/api/reports/{report}/media/{csv_id}"))
         .await;
-    assert!(r.headers()["content-disposition"]
-        .to_str()
-        .unwrap()
-        .starts_with("attachment;"));
+    assert!(
+        r.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .starts_with("attachment;")
+    );
     // An image has no rows.
     let (st, _) = colleague
         .json(&format!("/api/reports/{report}/media/{png_id}/rows"))
@@ -343,7 +389,10 @@ async fn uploads_of_each_type_are_measured_listed_served_and_announced() {
     .await;
     assert_eq!(st, StatusCode::NO_CONTENT);
     loop {
-        let e = ws.next_json(Duration::from_secs(5)).await.expect("an event");
+        let e = ws
+            .next_json(Duration::from_secs(5))
+            .await
+            .expect("an event");
         if e["type"] == "report.media.deleted" {
             assert_eq!(e["data"]["mediaId"], png_id.as_str());
             break;
@@ -356,7 +405,13 @@ async fn uploads_of_each_type_are_measured_listed_served_and_announced() {
     assert_eq!(st, StatusCode::NOT_FOUND);
 
     // Deleting the report removes its media and their objects.
-    let (st, _) = send(&alice, Method::DELETE, &format!("/api/reports/{report}"), None).await;
+    let (st, _) = send(
+        &alice,
+        Method::DELETE,
+        &format!("/api/reports/{report}"),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::NO_CONTENT);
     assert_eq!(media_rows_in_db(&app).await, 0);
     assert!(media_objects(&app).is_empty());
@@ -371,38 +426,112 @@ async fn hostile_uploads_are_refused_cleanly_and_store_nothing() {
     let too_many = "Images must be smaller than 10MB";
     let cases: Vec<(&str, Vec<u8>, StatusCode, &str)> = vec![
         // An image that is not one.
-        ("chart.png", b"<svg xmlns='http://www.w3.org/2000/svg'><script/></svg>".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image."),
-        ("photo.jpg", png(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image."),
-        ("program.png", b"MZ\x90\x00\x03\x00\x00\x00".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image."),
-        ("drawing.svg", b"<svg/>".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image."),
-        ("report.pdf", b"%PDF-1.7\n".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image."),
-        ("text.xlsx", b"a,b\n1,2\n".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image."),
+        (
+            "chart.png",
+            b"<svg xmlns='http://www.w3.org/2000/svg'><script/></svg>".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image.",
+        ),
+        (
+            "photo.jpg",
+            png(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image.",
+        ),
+        (
+            "program.png",
+            b"MZ\x90\x00\x03\x00\x00\x00".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image.",
+        ),
+        (
+            "drawing.svg",
+            b"<svg/>".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image.",
+        ),
+        (
+            "report.pdf",
+            b"%PDF-1.7\n".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image.",
+        ),
+        (
+            "text.xlsx",
+            b"a,b\n1,2\n".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Please upload an Excel (.xlsx, .xls) or CSV file, or a PNG, JPG, GIF or WebP image.",
+        ),
         // Oversized: an image over 10 MB (refused while received: the bound is the larger of the
         // two, so this one is read and refused by its type's bound) and a table over MAX_UPLOAD_MB.
-        ("huge.png", [png(), vec![0u8; 10 * 1024 * 1024]].concat(), StatusCode::PAYLOAD_TOO_LARGE, too_many),
-        ("big.csv", format!("a,b\n{}", "1,2\n".repeat(300_000)).into_bytes(), StatusCode::PAYLOAD_TOO_LARGE, "File too large"),
+        (
+            "huge.png",
+            [png(), vec![0u8; 10 * 1024 * 1024]].concat(),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            too_many,
+        ),
+        (
+            "big.csv",
+            format!("a,b\n{}", "1,2\n".repeat(300_000)).into_bytes(),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "File too large",
+        ),
         // A spreadsheet bomb.
-        ("bomb.xlsx", zip_bomb_xlsx(), StatusCode::UNPROCESSABLE_ENTITY, ""),
+        (
+            "bomb.xlsx",
+            zip_bomb_xlsx(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "",
+        ),
         // Empty tables and broken CSV, with the panel's messages.
-        ("empty.csv", Vec::new(), StatusCode::UNPROCESSABLE_ENTITY, "No data found in CSV file"),
-        ("headers.csv", b"a,b\n".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "No data found in CSV file"),
-        ("empty.xlsx", Vec::new(), StatusCode::UNPROCESSABLE_ENTITY, "No data found in Excel file"),
-        ("broken.csv", b"a,b\n\"1,2\n".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "CSV parsing error: "),
+        (
+            "empty.csv",
+            Vec::new(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "No data found in CSV file",
+        ),
+        (
+            "headers.csv",
+            b"a,b\n".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "No data found in CSV file",
+        ),
+        (
+            "empty.xlsx",
+            Vec::new(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "No data found in Excel file",
+        ),
+        (
+            "broken.csv",
+            b"a,b\n\"1,2\n".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "CSV parsing error: ",
+        ),
     ];
     for (name, bytes, status, message) in cases {
         let (st, v) = upload(&alice, &report, name, bytes).await;
         assert_eq!(st, status, "{name}: {v}");
         assert!(v["code"].is_string(), "{name}: {v}");
         assert!(
-            v["message"].as_str().unwrap_or_default().starts_with(message),
+            v["message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with(message),
             "{name}: {v}"
         );
     }
     // Not two files, not another field.
     let csrf = alice.cookie("capopt_csrf").unwrap_or_default();
     let form = reqwest::multipart::Form::new()
-        .part("file", reqwest::multipart::Part::bytes(b"a\n1\n".to_vec()).file_name("a.csv"))
-        .part("file", reqwest::multipart::Part::bytes(b"a\n1\n".to_vec()).file_name("b.csv"));
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(b"a\n1\n".to_vec()).file_name("a.csv"),
+        )
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(b"a\n1\n".to_vec()).file_name("b.csv"),
+        );
     let r = alice
         .http
         .post(format!("{}/api/reports/{report}/media", alice.base))
@@ -426,10 +555,19 @@ async fn viewers_read_only_and_other_clients_see_nothing() {
     let media = m["id"].as_str().unwrap().to_string();
     let viewer = app.login(VIEWER).await;
     let (st, list) = viewer.json(&format!("/api/reports/{report}/media")).await;
-    assert_eq!((st, list.as_array().map(Vec::len)), (StatusCode::OK, Some(1)));
+    assert_eq!(
+        (st, list.as_array().map(Vec::len)),
+        (StatusCode::OK, Some(1))
+    );
     let (st, _) = upload(&viewer, &report, "b.csv", b"x,y\nB,2\n".to_vec()).await;
     assert_eq!(st, StatusCode::FORBIDDEN);
-    let (st, _) = send(&viewer, Method::DELETE, &format!("/api/reports/{report}/media/{media}"), None).await;
+    let (st, _) = send(
+        &viewer,
+        Method::DELETE,
+        &format!("/api/reports/{report}/media/{media}"),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::FORBIDDEN);
 
     let bob = app.login(USER_B).await;
@@ -446,18 +584,37 @@ async fn viewers_read_only_and_other_clients_see_nothing() {
     }
     let (st, _) = upload(&bob, &report, "c.csv", b"x,y\nC,3\n".to_vec()).await;
     assert_eq!(st, StatusCode::NOT_FOUND);
-    let (st, _) = send(&bob, Method::DELETE, &format!("/api/reports/{report}/media/{media}"), None).await;
+    let (st, _) = send(
+        &bob,
+        Method::DELETE,
+        &format!("/api/reports/{report}/media/{media}"),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     // Bob's own report does not reach Alice's item either.
     let bob_client = client_of(&bob).await;
     let bob_report = new_report(&bob, &bob_client, "Bob's").await;
-    let (st, _) = bob.json(&format!("/api/reports/{bob_report}/media/{media}")).await;
+    let (st, _) = bob
+        .json(&format!("/api/reports/{bob_report}/media/{media}"))
+        .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
-    let (st, _) = send(&bob, Method::DELETE, &format!("/api/reports/{bob_report}/media/{media}"), None).await;
+    let (st, _) = send(
+        &bob,
+        Method::DELETE,
+        &format!("/api/reports/{bob_report}/media/{media}"),
+        None,
+    )
+    .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     // Anonymous.
     let anon = app.client().await;
-    assert_eq!(anon.get(&format!("/api/reports/{report}/media/{media}")).await.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        anon.get(&format!("/api/reports/{report}/media/{media}"))
+            .await
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
     assert_eq!(media_rows_in_db(&app).await, 1);
 }
 
@@ -484,7 +641,11 @@ async fn client_datasets_are_the_clients_own_figures() {
         .iter()
         .map(|d| d["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["savings_by_lever", "savings_by_month"], "no run yet");
+    assert_eq!(
+        names,
+        ["savings_by_lever", "savings_by_month"],
+        "no run yet"
+    );
 
     // The demo's Bank A: lever i (PSE 9.5M, RGLA 6.2M, MDB 2.1M, corporates 4.8M a month)
     // starts in month 2i of twelve; the current month is the twelfth.
@@ -493,14 +654,30 @@ async fn client_datasets_are_the_clients_own_figures() {
         .await;
     assert_eq!(
         levers["columns"],
-        json!(["Lever", "Category", "RWA savings", "Previous month RWA savings"])
+        json!([
+            "Lever",
+            "Category",
+            "RWA savings",
+            "Previous month RWA savings"
+        ])
     );
     assert_eq!(
         column(&levers, "Public Sector Entities (PSE)"),
-        &json!(["Public Sector Entities (PSE)", "Assets", 114_000_000.0, 104_500_000.0])
+        &json!([
+            "Public Sector Entities (PSE)",
+            "Assets",
+            114_000_000.0,
+            104_500_000.0
+        ])
     );
-    assert_eq!(column(&levers, "Multilateral Development Banks (MDB)")[2], 16_800_000.0);
-    assert_eq!(column(&levers, "Corporates with Eligible Collateral")[3], 24_000_000.0);
+    assert_eq!(
+        column(&levers, "Multilateral Development Banks (MDB)")[2],
+        16_800_000.0
+    );
+    assert_eq!(
+        column(&levers, "Corporates with Eligible Collateral")[3],
+        24_000_000.0
+    );
     assert_eq!(column(&levers, "Sovereigns")[2], 0.0);
     let (_, months) = alice
         .json(&format!("/api/reports/{report}/datasets/savings_by_month"))
@@ -534,32 +711,62 @@ async fn client_datasets_are_the_clients_own_figures() {
         .unwrap_or_else(|| panic!("{maturity} in {list}"));
     assert_eq!(entry["label"], "hand-pse.csv: savings by maturity");
     let (st, m) = alice
-        .json(&format!("/api/reports/{report}/datasets/{}", maturity.replace(':', "%3A")))
+        .json(&format!(
+            "/api/reports/{report}/datasets/{}",
+            maturity.replace(':', "%3A")
+        ))
         .await;
     assert_eq!(st, StatusCode::OK, "{m}");
     assert_eq!(
         m["columns"],
-        json!(["Group", "Rows", "Exposure", "RWA before", "RWA after", "RWA saving"])
+        json!([
+            "Group",
+            "Rows",
+            "Exposure",
+            "RWA before",
+            "RWA after",
+            "RWA saving"
+        ])
     );
     // ADIF 1,000,000 at 100 % -> 50 % and the bad NIF's 250,000 (not matched) are 1-5 years;
     // AEAT 500,000 at 100 % -> 20 % is <= 3 months.
     assert_eq!(
         column(&m, "1-5 years"),
-        &json!(["1-5 years", 2.0, 1_250_000.0, 1_250_000.0, 750_000.0, 500_000.0])
+        &json!([
+            "1-5 years",
+            2.0,
+            1_250_000.0,
+            1_250_000.0,
+            750_000.0,
+            500_000.0
+        ])
     );
     assert_eq!(
         column(&m, "<= 3 months"),
-        &json!(["<= 3 months", 1.0, 500_000.0, 500_000.0, 100_000.0, 400_000.0])
+        &json!([
+            "<= 3 months",
+            1.0,
+            500_000.0,
+            500_000.0,
+            100_000.0,
+            400_000.0
+        ])
     );
     // The savings follow the run: the current month is now the file's 900,000 of PSE.
     let (_, levers) = alice
         .json(&format!("/api/reports/{report}/datasets/savings_by_lever"))
         .await;
-    assert_eq!(column(&levers, "Public Sector Entities (PSE)")[2], 900_000.0);
+    assert_eq!(
+        column(&levers, "Public Sector Entities (PSE)")[2],
+        900_000.0
+    );
     // Unknown names.
     for bad in ["nope", "run:nope:maturity", &format!("run:{run}:nope")] {
         let (st, v) = alice
-            .json(&format!("/api/reports/{report}/datasets/{}", bad.replace(':', "%3A")))
+            .json(&format!(
+                "/api/reports/{report}/datasets/{}",
+                bad.replace(':', "%3A")
+            ))
             .await;
         assert_eq!(st, StatusCode::NOT_FOUND, "{bad}: {v}");
     }
@@ -568,9 +775,14 @@ async fn client_datasets_are_the_clients_own_figures() {
     let bob_client = client_of(&bob).await;
     let bob_report = new_report(&bob, &bob_client, "Bob's").await;
     let (st, _) = bob
-        .json(&format!("/api/reports/{bob_report}/datasets/{}", maturity.replace(':', "%3A")))
+        .json(&format!(
+            "/api/reports/{bob_report}/datasets/{}",
+            maturity.replace(':', "%3A")
+        ))
         .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
-    let (_, bob_list) = bob.json(&format!("/api/reports/{bob_report}/datasets")).await;
+    let (_, bob_list) = bob
+        .json(&format!("/api/reports/{bob_report}/datasets"))
+        .await;
     assert!(!bob_list.to_string().contains(&run));
 }

@@ -15,9 +15,9 @@ use analysis::aggregate::GroupSummary;
 use analysis::ingest::table::Cell;
 use serde::Serialize;
 
-use super::DataTable;
 use super::super::reports::load as load_report;
 use super::super::{Actor, Scope};
+use super::DataTable;
 use crate::access::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::service::dashboard::client as dashboard;
@@ -39,7 +39,12 @@ pub struct DatasetInfo {
     pub columns: Vec<String>,
 }
 
-const LEVER_COLUMNS: [&str; 4] = ["Lever", "Category", "RWA savings", "Previous month RWA savings"];
+const LEVER_COLUMNS: [&str; 4] = [
+    "Lever",
+    "Category",
+    "RWA savings",
+    "Previous month RWA savings",
+];
 const MONTH_COLUMNS: [&str; 4] = ["Month", "RWA savings", "Savings (bps)", "Growth (%)"];
 const GROUP_COLUMNS: [&str; 6] = [
     "Group",

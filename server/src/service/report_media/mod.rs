@@ -220,7 +220,10 @@ fn extension(name: &str) -> String {
 }
 
 fn is_image_name(name: &str) -> bool {
-    matches!(extension(name).as_str(), "png" | "jpg" | "jpeg" | "gif" | "webp")
+    matches!(
+        extension(name).as_str(),
+        "png" | "jpg" | "jpeg" | "gif" | "webp"
+    )
 }
 
 fn unsupported() -> ApiError {
@@ -321,7 +324,9 @@ fn accept(
 /// Refuses a caller who may not edit the report (404 for another client's, 403 for a viewer),
 /// before an upload's body is read.
 pub async fn check_writer(state: &AppState, actor: &Actor, report_id: &str) -> ApiResult<()> {
-    load_report(state, actor, report_id, Need::Write).await.map(|_| ())
+    load_report(state, actor, report_id, Need::Write)
+        .await
+        .map(|_| ())
 }
 
 /// Uploads a data file (XLSX, XLS, CSV) or an image (PNG, JPG/JPEG, GIF, WebP) to a report the
@@ -337,10 +342,9 @@ pub async fn upload(
     let limits = upload_limits(state);
     let path = received.path.to_path_buf();
     let (check_name, seen) = (name.clone(), received.seen.clone());
-    let accepted =
-        tokio::task::spawn_blocking(move || accept(&path, &check_name, &seen, &limits))
-            .await
-            .map_err(|e| ApiError::Internal(e.into()))??;
+    let accepted = tokio::task::spawn_blocking(move || accept(&path, &check_name, &seen, &limits))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))??;
     let key = Storage::report_media_key(&report.id, accepted.file_type);
     let size = state
         .storage
@@ -362,7 +366,10 @@ pub async fn upload(
         content_type: accepted.content_type,
         size_bytes: size as i64,
         object_key: key.as_str(),
-        sheet: accepted.table.as_ref().and_then(|t| t.info.sheet.as_deref()),
+        sheet: accepted
+            .table
+            .as_ref()
+            .and_then(|t| t.info.sheet.as_deref()),
         headers: headers.as_deref(),
         row_count: accepted.table.as_ref().map_or(0, |t| t.rows as i64),
         column_count: accepted
@@ -536,10 +543,14 @@ pub async fn table_page(
     limit: usize,
 ) -> ApiResult<DataTable> {
     let key = ObjectKey::parse(&row.object_key).map_err(|_| media_not_found())?;
-    let temp = state.storage.input_to_temp(&key).await.map_err(|e| match e {
-        crate::storage::StorageError::NotFound(_) => media_not_found(),
-        other => other.into(),
-    })?;
+    let temp = state
+        .storage
+        .input_to_temp(&key)
+        .await
+        .map_err(|e| match e {
+            crate::storage::StorageError::NotFound(_) => media_not_found(),
+            other => other.into(),
+        })?;
     let limits = upload_limits(state);
     let csv = row.kind == "csv";
     let limit = limit.clamp(1, MAX_PAGE_ROWS);
@@ -591,7 +602,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("upload");
         std::fs::write(&path, bytes).unwrap();
-        accept(&path, name, &seen(bytes), &analysis::ingest::Limits::upload())
+        accept(
+            &path,
+            name,
+            &seen(bytes),
+            &analysis::ingest::Limits::upload(),
+        )
     }
 
     fn message(r: ApiResult<Accepted>) -> String {
@@ -607,14 +623,26 @@ mod tests {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
         assert_eq!(accept_bytes("a.PNG", png).unwrap().file_type, "png");
         let jpg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10];
-        assert_eq!(accept_bytes("a.jpeg", &jpg).unwrap().content_type, "image/jpeg");
+        assert_eq!(
+            accept_bytes("a.jpeg", &jpg).unwrap().content_type,
+            "image/jpeg"
+        );
     }
 
     #[test]
     fn refusals_use_the_panels_messages() {
-        assert_eq!(message(accept_bytes("a.csv", b"")), "No data found in CSV file");
-        assert_eq!(message(accept_bytes("a.csv", b"a,b\n")), "No data found in CSV file");
-        assert_eq!(message(accept_bytes("a.xlsx", b"")), "No data found in Excel file");
+        assert_eq!(
+            message(accept_bytes("a.csv", b"")),
+            "No data found in CSV file"
+        );
+        assert_eq!(
+            message(accept_bytes("a.csv", b"a,b\n")),
+            "No data found in CSV file"
+        );
+        assert_eq!(
+            message(accept_bytes("a.xlsx", b"")),
+            "No data found in Excel file"
+        );
         assert!(message(accept_bytes("a.csv", b"a,b\n\"1,2\n")).starts_with("CSV parsing error: "));
         // Not what the name says, or not a type of the panel.
         for (name, bytes) in [
@@ -625,7 +653,11 @@ mod tests {
             ("a.svg", &b"<svg/>"[..]),
             ("a.csv", &b"MZ\x90\0\x03"[..]),
         ] {
-            assert_eq!(message(accept_bytes(name, bytes)), UNSUPPORTED_MEDIA, "{name}");
+            assert_eq!(
+                message(accept_bytes(name, bytes)),
+                UNSUPPORTED_MEDIA,
+                "{name}"
+            );
         }
     }
 }
