@@ -3,12 +3,10 @@
 //! downloaded), a page of a table's rows, delete, and the client's own processing results as
 //! data sources. The rules live in [`crate::service::report_media`].
 
-use axum::body::Body;
 use axum::extract::multipart::MultipartRejection;
 use axum::extract::{DefaultBodyLimit, Multipart, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use futures_util::TryStreamExt;
+use axum::response::Response;
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -98,15 +96,9 @@ pub async fn get_media(
     Path((report_id, media_id)): Path<(String, String)>,
 ) -> ApiResult<Response> {
     let (kind, d) = service::open(&state, &actor, &report_id, &media_id).await?;
-    let body = Body::from_stream(d.stream.map_err(std::io::Error::other));
-    let mut resp = body.into_response();
+    // An image inline (what the document shows), a data file as an attachment.
+    let mut resp = super::files::streamed(d, kind != MediaKind::Image);
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_str(&d.content_type)
-            .unwrap_or(HeaderValue::from_static("application/octet-stream")),
-    );
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(d.size));
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -120,11 +112,6 @@ pub async fn get_media(
         header::CACHE_CONTROL,
         HeaderValue::from_static("private, max-age=3600"),
     );
-    if kind != MediaKind::Image
-        && let Ok(v) = HeaderValue::from_str(&super::files::content_disposition(&d.name))
-    {
-        h.insert(header::CONTENT_DISPOSITION, v);
-    }
     Ok(resp)
 }
 
