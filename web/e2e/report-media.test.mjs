@@ -76,6 +76,9 @@ test.describe('report charts, tables and images', () => {
     const pabloFiles = pablo.getByRole('list', { name: 'Data and media' })
     await expect(pabloFiles.getByText('quarters.csv')).toBeVisible()
     await expect(pabloFiles.getByText('3 rows, 3 columns')).toBeVisible()
+    // Its first rows, read from the server.
+    await pablo.getByRole('button', { name: 'Preview quarters.csv' }).click()
+    await expect(pablo.getByLabel('Preview of quarters.csv').getByText('2250000')).toBeVisible()
     // A file that is not what its name says is refused with the reason, and nothing is listed.
     await ana.getByLabel('Upload data or media').setInputFiles({ name: 'fake.png', mimeType: 'image/png', buffer: Buffer.from('<svg/>') })
     await expect(ana.locator('[data-status="error"]').getByText('fake.png')).toBeVisible()

@@ -1,5 +1,5 @@
 import type { ReportMedia } from '@/api/types/ReportMedia'
-import { BarChart3, FileSpreadsheet, Image as ImageIcon, Table2, Trash2, Upload, X } from 'lucide-react'
+import { BarChart3, Eye, FileSpreadsheet, Image as ImageIcon, Table2, Trash2, Upload, X } from 'lucide-react'
 import { useRef, useState } from 'react'
 
 import { Button } from '@/components/ui/button'
@@ -7,12 +7,49 @@ import { Spinner } from '@/components/ui/spinner'
 import { errorMessage } from '@/lib/api-client'
 import { toast } from '@/lib/toast'
 
-import { useDeleteMedia, useReportMedia, useUploadMedia } from './api'
+import { useDeleteMedia, useReportMedia, useSourceRows, useUploadMedia } from './api'
 
 /** What the Data & Media upload takes. */
 export const DATA_ACCEPT = '.xlsx,.xls,.csv,.png,.jpg,.jpeg'
 
+/** Rows the panel's data preview shows. */
+export const DATA_PREVIEW_ROWS = 10
+
 type Failed = { key: string; name: string; message: string }
+
+/** The first rows of an uploaded table, read from the server. */
+function DataPreview({ clientId, reportId, media }: { clientId: string; reportId: string; media: ReportMedia }) {
+  const data = useSourceRows(clientId, reportId, { kind: 'media', mediaId: media.id, sheet: media.sheet ?? '' })
+  if (data.isLoading) return <Spinner label="Loading data..." />
+  if (data.isError) return <p className="text-xs text-red-700">{errorMessage(data.error, 'The data could not be read.')}</p>
+  if (!data.data) return null
+  return (
+    <div className="max-h-48 overflow-auto rounded border border-slate-200" aria-label={`Preview of ${media.name}`}>
+      <table className="w-full text-left text-xs">
+        <thead className="bg-slate-50">
+          <tr>
+            {data.data.columns.map((c) => (
+              <th key={c} className="px-1.5 py-1 font-semibold whitespace-nowrap">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {data.data.rows.slice(0, DATA_PREVIEW_ROWS).map((r, i) => (
+            <tr key={i} className="border-t border-slate-100">
+              {r.map((v, j) => (
+                <td key={j} className="px-1.5 py-0.5 whitespace-nowrap">
+                  {v === null ? '' : String(v)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
 type Props = {
   clientId: string
   reportId: string
@@ -42,6 +79,7 @@ export function DataPanel({ clientId, reportId, canEdit, onInsertChart, onInsert
   const [processing, setProcessing] = useState<string[]>([])
   const [failed, setFailed] = useState<Failed[]>([])
   const [confirm, setConfirm] = useState<ReportMedia | null>(null)
+  const [previewed, setPreviewed] = useState<string | null>(null)
 
   const send = async (files: File[]) => {
     for (const file of files) {
@@ -114,19 +152,33 @@ export function DataPanel({ clientId, reportId, canEdit, onInsertChart, onInsert
           </li>
         ))}
         {items.map((m) => (
-          <li key={m.id} className="flex items-center gap-2 rounded-md border border-slate-200 p-2" data-status="success">
-            {m.kind === 'image' ? <ImageIcon className="size-4 text-slate-500" aria-hidden="true" /> : <FileSpreadsheet className="size-4 text-emerald-600" aria-hidden="true" />}
-            <div className="min-w-0 flex-1">
-              <p className="truncate font-medium text-slate-900">{m.name}</p>
-              <p className="text-xs text-slate-500">
-                {m.kind === 'image' ? `${Math.max(1, Math.round(m.sizeBytes / 1024))} KB` : `${m.rowCount} rows, ${m.columnCount} columns${m.sheet ? ` (${m.sheet})` : ''}`}
-              </p>
+          <li key={m.id} className="space-y-2 rounded-md border border-slate-200 p-2" data-status="success">
+            <div className="flex items-center gap-2">
+              {m.kind === 'image' ? <ImageIcon className="size-4 text-slate-500" aria-hidden="true" /> : <FileSpreadsheet className="size-4 text-emerald-600" aria-hidden="true" />}
+              <div className="min-w-0 flex-1">
+                <p className="truncate font-medium text-slate-900">{m.name}</p>
+                <p className="text-xs text-slate-500">
+                  {m.kind === 'image' ? `${Math.max(1, Math.round(m.sizeBytes / 1024))} KB` : `${m.rowCount} rows, ${m.columnCount} columns${m.sheet ? ` (${m.sheet})` : ''}`}
+                </p>
+              </div>
+              {m.kind !== 'image' && (
+                <Button
+                  variant="ghost"
+                  size="icon"
+                  aria-label={`Preview ${m.name}`}
+                  aria-pressed={previewed === m.id}
+                  onClick={() => setPreviewed((p) => (p === m.id ? null : m.id))}
+                >
+                  <Eye />
+                </Button>
+              )}
+              {canEdit && (
+                <Button variant="ghost" size="icon" aria-label={`Delete ${m.name}`} onClick={() => setConfirm(m)}>
+                  <Trash2 />
+                </Button>
+              )}
             </div>
-            {canEdit && (
-              <Button variant="ghost" size="icon" aria-label={`Delete ${m.name}`} onClick={() => setConfirm(m)}>
-                <Trash2 />
-              </Button>
-            )}
+            {previewed === m.id && <DataPreview clientId={clientId} reportId={reportId} media={m} />}
           </li>
         ))}
         {!media.isLoading && items.length === 0 && processing.length === 0 && <li className="text-xs text-slate-500">No files uploaded yet.</li>}
