@@ -94,13 +94,13 @@ impl ObjectKey {
                 && n.chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
         };
-        // A lever's analysis file (`levers/{folder}/{name}`) or a user's avatar
-        // (`avatars/{user}/{name}`).
+        // A lever's analysis file (`levers/{folder}/{name}`), a user's avatar
+        // (`avatars/{user}/{name}`) or a report's data and media (`reports/{report}/{name}`).
         if parts.len() == 3 {
             let ok = match parts[0] {
                 "levers" => valid_folder(parts[1]) && plain_name(parts[2]),
                 "knowledge" => parts[1] == "documents" && plain_name(parts[2]),
-                "avatars" => {
+                "avatars" | "reports" => {
                     !parts[1].is_empty()
                         && parts[1]
                             .chars()
@@ -367,6 +367,19 @@ impl Storage {
             .collect();
         ObjectKey(format!(
             "avatars/{user}/{}.{}",
+            uuid::Uuid::new_v4(),
+            key_extension(&format!("x.{ext}"))
+        ))
+    }
+
+    /// A new key for a report's uploaded data file or image: `reports/{report}/{uuid}.{ext}`.
+    pub fn report_media_key(report_id: &str, ext: &str) -> ObjectKey {
+        let report: String = report_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        ObjectKey(format!(
+            "reports/{report}/{}.{}",
             uuid::Uuid::new_v4(),
             key_extension(&format!("x.{ext}"))
         ))

@@ -13,6 +13,7 @@ mod excel;
 pub mod number;
 mod prescan;
 pub mod sniff;
+pub mod table;
 pub mod values;
 mod xls_scan;
 

@@ -189,7 +189,15 @@ pub async fn download_processed(
 }
 
 async fn download(state: &AppState, actor: &Actor, id: &str, which: Which) -> ApiResult<Response> {
-    let d = service::open(state, actor, id, which).await?;
+    Ok(streamed(
+        service::open(state, actor, id, which).await?,
+        true,
+    ))
+}
+
+/// A stored file's bytes as a streamed answer with its type and length; with `attachment`, the
+/// `Content-Disposition` naming it (see [`content_disposition`]).
+pub fn streamed(d: service::Download, attachment: bool) -> Response {
     let body = Body::from_stream(d.stream.map_err(std::io::Error::other));
     let mut resp = body.into_response();
     let h = resp.headers_mut();
@@ -199,10 +207,10 @@ async fn download(state: &AppState, actor: &Actor, id: &str, which: Which) -> Ap
             .unwrap_or(HeaderValue::from_static("application/octet-stream")),
     );
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(d.size));
-    if let Ok(v) = HeaderValue::from_str(&content_disposition(&d.name)) {
+    if attachment && let Ok(v) = HeaderValue::from_str(&content_disposition(&d.name)) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }
-    Ok(resp)
+    resp
 }
 
 /// `attachment` with the name twice (RFC 6266): an ASCII fallback in `filename` (anything else,

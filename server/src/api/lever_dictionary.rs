@@ -3,11 +3,9 @@
 //! (multipart upload of several `files` at once, each bounded while received; list, download,
 //! delete). The rules live in [`crate::service::lever_dictionary`].
 
-use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use futures_util::TryStreamExt;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -171,17 +169,5 @@ pub async fn download_lever_file(
     Path(file_id): Path<String>,
 ) -> ApiResult<Response> {
     let d = service::open_file(&state, &file_id).await?;
-    let body = Body::from_stream(d.stream.map_err(std::io::Error::other));
-    let mut resp = body.into_response();
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_str(&d.content_type)
-            .unwrap_or(HeaderValue::from_static("application/octet-stream")),
-    );
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(d.size));
-    if let Ok(v) = HeaderValue::from_str(&super::files::content_disposition(&d.name)) {
-        h.insert(header::CONTENT_DISPOSITION, v);
-    }
-    Ok(resp)
+    Ok(super::files::streamed(d, true))
 }

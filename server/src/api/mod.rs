@@ -38,6 +38,7 @@ pub mod levers;
 pub mod mappings;
 pub mod profile;
 pub mod qa;
+pub mod report_media;
 pub mod report_templates;
 pub mod reports;
 pub mod runs;
@@ -70,6 +71,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(admin_users::router())
         .merge(admin_files::router())
         .merge(reports::router())
+        .merge(report_media::router())
         .merge(report_templates::router())
         .merge(runs::router())
         .merge(collab_ws::router())

@@ -1,11 +1,9 @@
 //! The signed-in user's profile (names, avatar), users' avatars, a client's project settings and
 //! the configuration administrators see. The rules live in [`crate::service::profile`].
 
-use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::{IntoResponse, Response};
-use futures_util::TryStreamExt;
+use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -103,15 +101,8 @@ pub async fn user_avatar(
     Path(user_id): Path<String>,
 ) -> ApiResult<Response> {
     let d = service::open_avatar(&state, &actor, &user_id).await?;
-    let body = Body::from_stream(d.stream.map_err(std::io::Error::other));
-    let mut resp = body.into_response();
+    let mut resp = super::files::streamed(d, false);
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_str(&d.content_type)
-            .unwrap_or(HeaderValue::from_static("application/octet-stream")),
-    );
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(d.size));
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("private, max-age=86400"),

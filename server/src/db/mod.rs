@@ -24,6 +24,7 @@ pub mod mappings;
 pub mod misc;
 pub mod profile;
 pub mod qa;
+pub mod report_media;
 pub mod report_templates;
 pub mod reports;
 pub mod runs;

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::service::board::BoardPatch;
 use crate::service::calculator::ScenarioChange;
+use crate::service::report_media::ReportMediaChange;
 use crate::service::reports::ReportListChange;
 use crate::service::runs::RunSnapshot;
 use crate::service::savings::SavingsChanged;
@@ -61,6 +62,12 @@ pub enum Event {
     /// A report folder was deleted.
     #[serde(rename = "folder.deleted")]
     FolderDeleted(ReportListChange),
+    /// A data file or image was uploaded to a report.
+    #[serde(rename = "report.media.created")]
+    ReportMediaCreated(ReportMediaChange),
+    /// A data file or image of a report was deleted.
+    #[serde(rename = "report.media.deleted")]
+    ReportMediaDeleted(ReportMediaChange),
     /// A processing run's progress or end (its snapshot; `seq` is the run's own, on the run's
     /// topic and `admin:runs`).
     #[serde(rename = "run.progress")]
@@ -166,6 +173,8 @@ impl Event {
             Event::ReportDeleted(_) => "report.deleted",
             Event::FolderCreated(_) => "folder.created",
             Event::FolderDeleted(_) => "folder.deleted",
+            Event::ReportMediaCreated(_) => "report.media.created",
+            Event::ReportMediaDeleted(_) => "report.media.deleted",
             Event::RunProgress(_) => "run.progress",
             Event::FileCreated(_) => "file.created",
             Event::FileUpdated(_) => "file.updated",

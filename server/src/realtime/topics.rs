@@ -6,7 +6,7 @@
 //! | `client:{client_id}:files` | client file list changes | the client's members, admins |
 //! | `client:{client_id}:validations` | validation decisions | the client's members, admins |
 //! | `client:{client_id}:savings` | savings and dashboard figures | the client's members, admins |
-//! | `client:{client_id}:reports` | report list changes (reports and folders) | the client's members, admins |
+//! | `client:{client_id}:reports` | report list changes (reports and folders) and a report's data and media (`report.media.*`) | the client's members, admins |
 //! | `client:{client_id}:scenarios` | saved calculator scenarios | the client's members, admins |
 //! | `client:{client_id}:settings` | the client's project settings (name, description) | the client's members, admins |
 //! | `client:{client_id}:run:{run_id}` | progress of one processing run | the client's members, admins |

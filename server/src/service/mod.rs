@@ -27,6 +27,7 @@ pub mod levers;
 pub mod mappings;
 pub mod profile;
 pub mod qa;
+pub mod report_media;
 pub mod report_templates;
 pub mod reports;
 pub mod runs;

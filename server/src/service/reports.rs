@@ -140,7 +140,7 @@ async fn refresh_section_count(state: &AppState, row: &mut ReportRow) {
 }
 
 /// A report and the caller's rights on its client, or 404 for a report of another client.
-async fn load(
+pub(crate) async fn load(
     state: &AppState,
     actor: &Actor,
     id: &str,
@@ -352,6 +352,8 @@ pub async fn update(
 pub async fn delete(state: &AppState, actor: &Actor, id: &ReportId) -> ApiResult<()> {
     let (row, scope) = load(state, actor, id, Need::Write).await?;
     let mut ch = Change::begin(state, reports_topic(&row.client_id)).await?;
+    // The media rows go with the report (cascade); their objects are removed after the commit.
+    let media_keys = crate::db::report_media::keys_of_report(ch.conn(), id).await?;
     if !db::delete(ch.conn(), id).await? {
         return Err(report_not_found());
     }
@@ -368,6 +370,7 @@ pub async fn delete(state: &AppState, actor: &Actor, id: &ReportId) -> ApiResult
         },
     )
     .await?;
+    super::report_media::remove_objects(state, media_keys).await;
     Ok(())
 }
 

@@ -23,6 +23,7 @@ mod matrix;
 mod profile;
 mod qa;
 mod realtime;
+mod report_media;
 mod report_templates;
 mod reports;
 mod runs;

@@ -114,6 +114,8 @@ enum Needs {
     ReportTemplate,
     /// A failed knowledge-base document (written directly; no worker takes it).
     KnowledgeDocument,
+    /// A CSV file uploaded to a new report of Bank A (by the admin): `{report}/media/{media}`.
+    ReportMedia,
 }
 
 /// One route: method, path as the OpenAPI description names it, rule, what a successful call
@@ -294,6 +296,19 @@ const ROUTES: &[Route] = &[
         .needs(Needs::Report)
         .body(|_| Some(json!({"name": "Renamed by the matrix"}))),
     route("DELETE", "/api/reports/{report_id}", Rule::ClientWrite, 204).needs(Needs::Report),
+    // A report's data and media: readers list and view, writers upload (here without a
+    // multipart body: 400 once allowed; the uploads are tested in report_media.rs) and delete.
+    route("GET", "/api/reports/{report_id}/media", Rule::ClientRead, 200).needs(Needs::Report),
+    route("POST", "/api/reports/{report_id}/media", Rule::ClientWrite, 400).needs(Needs::Report),
+    route("GET", "/api/reports/{report_id}/media/{media_id}", Rule::ClientRead, 200)
+        .needs(Needs::ReportMedia),
+    route("DELETE", "/api/reports/{report_id}/media/{media_id}", Rule::ClientWrite, 204)
+        .needs(Needs::ReportMedia),
+    route("GET", "/api/reports/{report_id}/media/{media_id}/rows", Rule::ClientRead, 200)
+        .needs(Needs::ReportMedia),
+    route("GET", "/api/reports/{report_id}/datasets", Rule::ClientRead, 200).needs(Needs::Report),
+    route("GET", "/api/reports/{report_id}/datasets/{dataset}", Rule::ClientRead, 200)
+        .needs(Needs::Report),
     // Report templates: administrators keep them, everyone signed in lists the active ones.
     route("GET", "/api/report-templates", Rule::SignedIn, 200),
     route("GET", "/api/admin/report-templates", Rule::Admin, 200),
@@ -654,6 +669,32 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             .await
         }
         Needs::File => matrix_upload(admin, &f.client, n).await,
+        Needs::ReportMedia => {
+            let report = id_of(
+                admin,
+                Method::POST,
+                "/api/reports",
+                json!({"name": format!("Report {n}"), "client_id": f.client}),
+            )
+            .await;
+            let csrf = admin.cookie("capopt_csrf").unwrap_or_default();
+            let form = reqwest::multipart::Form::new().part(
+                "file",
+                reqwest::multipart::Part::bytes(format!("Month,Savings\nJan,{n}\n").into_bytes())
+                    .file_name(format!("media-{n}.csv")),
+            );
+            let r = admin
+                .http
+                .post(format!("{}/api/reports/{report}/media", admin.base))
+                .header("x-csrf-token", csrf)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap();
+            let (st, v) = body_of(r).await;
+            assert_eq!(st, StatusCode::CREATED, "{v}");
+            format!("{report}/media/{}", v["id"].as_str().expect("media id"))
+        }
         Needs::ReportTemplate => {
             id_of(
                 admin,
@@ -1165,7 +1206,9 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                         &f.fresh
                     },
                 )
+                .replace("{report_id}/media/{media_id}", &f.fresh)
                 .replace("{report_id}", &f.fresh)
+                .replace("{dataset}", "savings_by_month")
                 .replace("{folder_id}", &f.fresh)
                 .replace("{file_id}", &f.fresh)
                 .replace("{template_id}", &f.fresh)

@@ -163,15 +163,23 @@ pub fn check_content(
     limits: &Limits,
     rows: usize,
 ) -> ApiResult<Option<Preview>> {
-    match file_type {
-        FileType::Pdf => return Ok(None),
-        FileType::Xlsx => zip_entries(path, &["[Content_Types].xml", "xl/workbook.xml"], None)?,
-        FileType::Ods => zip_entries(path, &["mimetype", "content.xml"], Some(ODS_MIME))?,
-        _ => {}
+    if file_type == FileType::Pdf {
+        return Ok(None);
     }
+    check_archive(path, file_type)?;
     analysis::ingest::preview(analysis::ingest::Input::Path(path), limits, rows.max(1))
         .map(Some)
         .map_err(ingest_error)
+}
+
+/// Checks that a workbook archive holds a workbook's entries (XLSX: `[Content_Types].xml` and
+/// `xl/workbook.xml`; ODS: the spreadsheet `mimetype` and `content.xml`); other types pass.
+pub fn check_archive(path: &Path, file_type: FileType) -> ApiResult<()> {
+    match file_type {
+        FileType::Xlsx => zip_entries(path, &["[Content_Types].xml", "xl/workbook.xml"], None),
+        FileType::Ods => zip_entries(path, &["mimetype", "content.xml"], Some(ODS_MIME)),
+        _ => Ok(()),
+    }
 }
 
 /// The API error of an ingest refusal, with the ingest's message (the product's texts).

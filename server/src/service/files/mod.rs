@@ -707,6 +707,11 @@ pub fn start_sweeper(state: &AppState) {
                 Ok(n) => tracing::info!(removed = n, "removed orphan objects"),
                 Err(e) => tracing::warn!(error = %e, "orphan sweep failed"),
             }
+            match crate::service::report_media::sweep_orphans(&state).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(removed = n, "removed orphan report media objects"),
+                Err(e) => tracing::warn!(error = %e, "report media orphan sweep failed"),
+            }
         }
     });
 }

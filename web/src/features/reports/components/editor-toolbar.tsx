@@ -1,6 +1,6 @@
 import type { Editor } from '@tiptap/core'
 import { useEditorState } from '@tiptap/react'
-import { Bold, Heading1, Heading2, Heading3, Italic, List, ListOrdered, Underline } from 'lucide-react'
+import { BarChart3, Bold, Heading1, Heading2, Heading3, ImagePlus, Italic, List, ListOrdered, Pencil, Table2, Trash2, Underline } from 'lucide-react'
 import { useId, useState, type ReactNode } from 'react'
 
 import { Button } from '@/components/ui/button'
@@ -126,8 +126,20 @@ function ToolButton({ label, active, disabled, onClick, children }: { label: str
   )
 }
 
-/** Formatting for the section being edited (the last focused one). */
-export function EditorToolbar({ editor }: { editor: Editor | null }) {
+/** What the toolbar's insert buttons and table actions call (charts, tables and images). */
+export type ToolbarMedia = {
+  insertChart: () => void
+  insertTable: () => void
+  insertImage: () => void
+  editTable: (editor: Editor) => void
+  deleteTable: (editor: Editor) => void
+}
+
+/**
+ * Formatting for the section being edited (the last focused one), and the insertion of charts,
+ * tables and images (into that section, or the first when none was edited yet).
+ */
+export function EditorToolbar({ editor, media }: { editor: Editor | null; media?: ToolbarMedia }) {
   const state = useEditorState({
     editor,
     selector: ({ editor: e }) =>
@@ -144,6 +156,7 @@ export function EditorToolbar({ editor }: { editor: Editor | null }) {
             font: (e.getAttributes('textStyle').fontFamily as string | undefined) ?? '',
             size: (e.getAttributes('textStyle').fontSize as string | undefined) ?? '',
             editable: e.isEditable,
+            table: e.isActive('table'),
           }
         : null,
   })
@@ -199,6 +212,31 @@ export function EditorToolbar({ editor }: { editor: Editor | null }) {
           void (size === null ? c.unsetFontSize().run() : c.setFontSize(`${size}pt`).run())
         }}
       />
+
+      {media && (
+        <>
+          <span className="mx-1 h-6 w-px bg-slate-200" aria-hidden="true" />
+          <Button variant="ghost" size="icon" aria-label="Insert chart" onMouseDown={(e) => e.preventDefault()} onClick={media.insertChart}>
+            <BarChart3 />
+          </Button>
+          <Button variant="ghost" size="icon" aria-label="Insert table" onMouseDown={(e) => e.preventDefault()} onClick={media.insertTable}>
+            <Table2 />
+          </Button>
+          <Button variant="ghost" size="icon" aria-label="Insert image" onMouseDown={(e) => e.preventDefault()} onClick={media.insertImage}>
+            <ImagePlus />
+          </Button>
+          {state?.table && editor && (
+            <>
+              <Button variant="ghost" size="sm" onMouseDown={(e) => e.preventDefault()} onClick={() => media.editTable(editor)}>
+                <Pencil /> Edit table
+              </Button>
+              <Button variant="ghost" size="sm" onMouseDown={(e) => e.preventDefault()} onClick={() => media.deleteTable(editor)}>
+                <Trash2 /> Delete table
+              </Button>
+            </>
+          )}
+        </>
+      )}
     </div>
   )
 }

@@ -40,6 +40,9 @@ import {
   type SectionDeletion,
 } from '../utils/sections'
 import { useBranding, setBranding } from '../utils/branding'
+import { DataPanel } from '../media/data-panel'
+import { ReportMediaContext } from '../media/nodes'
+import { useMediaEditing } from '../media/use-media-editing'
 import { BrandingPanel } from './branding-panel'
 import { EditorToolbar } from './editor-toolbar'
 import { InlineRename } from './inline-rename'
@@ -205,6 +208,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
 
   const doc = connection.doc
   const branding = useBranding(doc)
+  const media = useMediaEditing({ doc, clientId: report.client_id, reportId: report.id, sections, active })
 
   // A section a colleague deleted does not vanish without a word (its text may have been being
   // typed here); the colleague can still undo it.
@@ -328,9 +332,21 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
               </Button>
             </div>
           </div>
-          {canEdit && <EditorToolbar editor={active} />}
+          {canEdit && (
+            <EditorToolbar
+              editor={active}
+              media={{
+                insertChart: media.openChart,
+                insertTable: media.openTable,
+                insertImage: media.openImage,
+                editTable: media.editTable,
+                deleteTable: media.deleteTable,
+              }}
+            />
+          )}
         </header>
 
+        <ReportMediaContext.Provider value={media.context}>
         <div
           className="report-document overflow-hidden rounded-lg border border-slate-200"
           data-orientation={branding.orientation}
@@ -354,13 +370,14 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
               style={s.background ? { backgroundColor: s.background } : undefined}
             >
               <SectionHeading doc={doc} section={s} index={i} count={sections.length} canEdit={canEdit} onDelete={setSectionToDelete} />
-              <SectionEditor doc={doc} provider={connection.provider} sectionId={s.id} title={s.title} editable={canEdit} user={user} onFocus={setActive} />
+              <SectionEditor doc={doc} provider={connection.provider} sectionId={s.id} title={s.title} editable={canEdit} user={user} onFocus={setActive} onEditor={media.registerEditor} />
             </section>
           ))}
           {synced && sections.length === 0 && <p className="text-sm text-slate-500">This report has no sections yet.</p>}
           <p className="pt-4 text-center text-xs text-slate-400">Page 1 of 1</p>
           </div>
         </div>
+        </ReportMediaContext.Provider>
       </div>
 
       <aside className="report-editor-chrome w-full shrink-0 space-y-3 lg:w-72" aria-label="Report panel">
@@ -380,6 +397,16 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
         </SidePanel>
         <SidePanel title="Branding" defaultOpen={false}>
           <BrandingPanel doc={doc} branding={branding} canEdit={canEdit} />
+        </SidePanel>
+        <SidePanel title="Data & Charts" defaultOpen={false}>
+          <DataPanel
+            clientId={report.client_id}
+            reportId={report.id}
+            canEdit={canEdit}
+            onInsertChart={media.openChart}
+            onInsertTable={media.openTable}
+            imageInUse={media.imageInUse}
+          />
         </SidePanel>
         <SidePanel title="Settings" defaultOpen={false}>
           <fieldset className="space-y-2 text-sm text-slate-700" disabled={!canEdit}>
@@ -404,6 +431,8 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           </fieldset>
         </SidePanel>
       </aside>
+
+      {media.dialogs}
 
       <Dialog open={sectionToDelete !== null} onOpenChange={(open) => !open && setSectionToDelete(null)}>
         <DialogContent>

@@ -8,6 +8,7 @@ import { useEffect } from 'react'
 import type { WebsocketProvider } from 'y-websocket'
 import type * as Y from 'yjs'
 
+import { MEDIA_EXTENSIONS } from '../media/nodes'
 import { fragmentName } from '../utils/sections'
 
 export type CaretUser = { name: string; color: string }
@@ -20,10 +21,12 @@ type Props = {
   editable: boolean
   user: CaretUser
   onFocus: (editor: Editor) => void
+  /** Told of the section's editor when it is created and (with null) when it goes. */
+  onEditor?: (sectionId: string, editor: Editor | null) => void
 }
 
 /** One Tiptap editor bound to the section's XmlFragment (`section:{id}`) of the report's Y.Doc. */
-export function SectionEditor({ doc, provider, sectionId, title, editable, user, onFocus }: Props) {
+export function SectionEditor({ doc, provider, sectionId, title, editable, user, onFocus, onEditor }: Props) {
   const editor = useEditor(
     {
       extensions: [
@@ -31,6 +34,7 @@ export function SectionEditor({ doc, provider, sectionId, title, editable, user,
         TextStyle,
         FontFamily,
         FontSize,
+        ...MEDIA_EXTENSIONS,
         Collaboration.configure({ document: doc, field: fragmentName(sectionId) }),
         CollaborationCaret.configure({ provider, user }),
       ],
@@ -44,6 +48,12 @@ export function SectionEditor({ doc, provider, sectionId, title, editable, user,
   useEffect(() => {
     if (editor && editor.isEditable !== editable) editor.setEditable(editable)
   }, [editor, editable])
+
+  useEffect(() => {
+    if (!editor || !onEditor) return
+    onEditor(sectionId, editor)
+    return () => onEditor(sectionId, null)
+  }, [editor, onEditor, sectionId])
 
   return <EditorContent editor={editor} className="report-section-content" />
 }
