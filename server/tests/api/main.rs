@@ -24,6 +24,7 @@ mod profile;
 mod qa;
 mod realtime;
 mod report_templates;
+mod report_export;
 mod reports;
 mod runs;
 mod security;

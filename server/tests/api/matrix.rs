@@ -294,6 +294,7 @@ const ROUTES: &[Route] = &[
         .needs(Needs::Report)
         .body(|_| Some(json!({"name": "Renamed by the matrix"}))),
     route("DELETE", "/api/reports/{report_id}", Rule::ClientWrite, 204).needs(Needs::Report),
+    route("GET", "/api/reports/{report_id}/export", Rule::ClientRead, 200).needs(Needs::Report),
     // Report templates: administrators keep them, everyone signed in lists the active ones.
     route("GET", "/api/report-templates", Rule::SignedIn, 200),
     route("GET", "/api/admin/report-templates", Rule::Admin, 200),
@@ -315,6 +316,8 @@ const ROUTES: &[Route] = &[
             }))
         }),
     route("DELETE", "/api/admin/report-templates/{template_id}", Rule::Admin, 204)
+        .needs(Needs::ReportTemplate),
+    route("GET", "/api/admin/report-templates/{template_id}/export", Rule::Admin, 200)
         .needs(Needs::ReportTemplate),
     // Task board.
     route("GET", "/api/board", Rule::ClientRead, 200).on_client(),
