@@ -12,6 +12,7 @@
 
 pub mod assets;
 pub mod chart;
+pub mod fixture;
 pub mod fonts;
 pub mod markup;
 pub mod model;
