@@ -132,7 +132,7 @@ impl Svg {
     fn text(&mut self, x: f64, y: f64, anchor: &str, fill: &str, s: &str) {
         let _ = write!(
             self.out,
-            r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" font-family="{}" font-size="{:.1}" fill="{fill}">{}</text>"#,
+            r##"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" font-family="{}" font-size="{:.1}" fill="{fill}">{}</text>"##,
             self.family,
             self.size,
             xml_escape(s)
@@ -141,14 +141,14 @@ impl Svg {
     fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, dash: bool) {
         let _ = write!(
             self.out,
-            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="1"{}/>"#,
-            if dash { r#" stroke-dasharray="3 3""# } else { "" }
+            r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="1"{}/>"##,
+            if dash { r##" stroke-dasharray="3 3""## } else { "" }
         );
     }
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: Rgb) {
         let _ = write!(
             self.out,
-            r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"/>"#,
+            r##"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"/>"##,
             w.max(0.0),
             h.max(0.0),
             fill.hex()
@@ -228,7 +228,7 @@ pub fn svg(chart: &Chart, rows: &[Map<String, Value>]) -> String {
     };
     let _ = write!(
         svg.out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"##
     );
     let categories: Vec<String> = rows.iter().map(|r| label(r.get(&chart.x_column))).collect();
     if chart.y_columns.is_empty() || rows.is_empty() {
@@ -272,7 +272,7 @@ fn pie(svg: &mut Svg, chart: &Chart, rows: &[Map<String, Value>], cats: &[String
         if sweep >= std::f64::consts::TAU - 1e-9 {
             let _ = write!(
                 svg.out,
-                r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="{radius:.1}" fill="{color}" stroke="#ffffff" stroke-width="1"/>"#
+                r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="{radius:.1}" fill="{color}" stroke="#ffffff" stroke-width="1"/>"##
             );
         } else {
             let (x1, y1) = (cx + radius * angle.cos(), cy + radius * angle.sin());
@@ -281,7 +281,7 @@ fn pie(svg: &mut Svg, chart: &Chart, rows: &[Map<String, Value>], cats: &[String
             let large = u8::from(sweep > std::f64::consts::PI);
             let _ = write!(
                 svg.out,
-                r#"<path d="M{cx:.2},{cy:.2} L{x1:.2},{y1:.2} A{radius:.2},{radius:.2} 0 {large} 1 {x2:.2},{y2:.2} Z" fill="{color}" stroke="#ffffff" stroke-width="1"/>"#
+                r##"<path d="M{cx:.2},{cy:.2} L{x1:.2},{y1:.2} A{radius:.2},{radius:.2} 0 {large} 1 {x2:.2},{y2:.2} Z" fill="{color}" stroke="#ffffff" stroke-width="1"/>"##
             );
         }
         if label_each {
@@ -410,21 +410,21 @@ fn cartesian(
                 if chart.kind == ChartKind::Area {
                     let _ = write!(
                         svg.out,
-                        r#"<polygon points="{:.2},{zero:.2} {pts}{:.2},{zero:.2}" fill="{color}" fill-opacity="0.3" stroke="none"/>"#,
+                        r##"<polygon points="{:.2},{zero:.2} {pts}{:.2},{zero:.2}" fill="{color}" fill-opacity="0.3" stroke="none"/>"##,
                         x_of(0),
                         x_of(n - 1)
                     );
                 }
                 let _ = write!(
                     svg.out,
-                    r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2" stroke-linejoin="round"/>"#,
+                    r##"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2" stroke-linejoin="round"/>"##,
                     pts.trim_end()
                 );
                 if n <= 60 {
                     for (i, v) in vs.iter().enumerate() {
                         let _ = write!(
                             svg.out,
-                            r#"<circle cx="{:.2}" cy="{:.2}" r="3" fill="#ffffff" stroke="{color}" stroke-width="1.5"/>"#,
+                            r##"<circle cx="{:.2}" cy="{:.2}" r="3" fill="#ffffff" stroke="{color}" stroke-width="1.5"/>"##,
                             x_of(i),
                             y_of(*v)
                         );
@@ -509,7 +509,7 @@ mod tests {
         assert!(s.contains(">Jan<") && s.contains(">Mar<"));
         assert!(s.contains(">RWA<") && s.contains(">Bps<"), "legend");
         assert!(s.contains("stroke-dasharray"), "grid");
-        assert!(s.contains(r#"width="600" height="400""#));
+        assert!(s.contains(r##"width="600" height="400""##));
         assert!(s.contains("font-family=\"Liberation Sans\""));
 
         let mut plain = chart(ChartKind::Bar);

@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use serde_json::json;
 use yrs::types::Attrs;
-use yrs::{Any, Doc, Map, MapPrelim, Text, Transact, TransactionMut, XmlElementPrelim, XmlElementRef, XmlFragment, XmlTextPrelim};
+use yrs::{
+    Any, Doc, Map, MapPrelim, Text, Transact, TransactionMut, Xml, XmlElementPrelim, XmlElementRef,
+    XmlFragment, XmlTextPrelim,
+};
 
 use super::model::{Report, read_report};
 

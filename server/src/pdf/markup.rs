@@ -121,7 +121,7 @@ pub fn source(report: &Report, resolved: &Resolved) -> Source {
     );
     let _ = writeln!(
         o,
-        "  header: context {{ if here().page() > 1 {{ set text(size: 8pt, fill: luma(110)); {}; h(1fr); {}; v(-4pt); line(length: 100%, stroke: 0.4pt + luma(200)) }} }},",
+        "  header: context {{ if here().page() > 1 {{ set text(size: 8pt, fill: luma(110)); text({}); h(1fr); text({}); v(-4pt); line(length: 100%, stroke: 0.4pt + luma(200)) }} }},",
         lit(title),
         lit(&b.subtitle)
     );
@@ -372,7 +372,7 @@ impl Writer<'_> {
             && !t.rows[0].is_empty();
         self.out.push_str("#[");
         if let Some(size) = t.font_size {
-            let _ = write!(self.out, "#set text(size: {})\n", pt(size));
+            let _ = writeln!(self.out, "#set text(size: {})", pt(size));
         }
         let _ = write!(
             self.out,

@@ -20,7 +20,7 @@ pub mod model;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::LazyLock;
 
-use typst::layout::PagedDocument;
+use typst_layout::PagedDocument;
 use typst::text::Font;
 use typst_as_lib::TypstEngine;
 

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 use yrs::types::text::YChange;
+use yrs::Map as _;
 use yrs::{Any, Doc, Out, ReadTxn, Text, Transact, Xml, XmlFragment, XmlOut};
 
 /// Deepest nesting of blocks read as structure (lists in lists, quotes); deeper content is
@@ -385,8 +386,7 @@ pub struct Image {
 fn attr_string(v: &Out) -> Option<String> {
     match v {
         Out::Any(Any::String(s)) => Some(s.to_string()),
-        Out::Any(Any::Number(n)) => Some(format_number(*n)),
-        Out::Any(Any::BigInt(n)) => Some(n.to_string()),
+        Out::Any(Any::Number(n)) => Some(format_number(n.as_f64()?)),
         Out::Any(Any::Bool(b)) => Some(b.to_string()),
         _ => None,
     }
@@ -402,8 +402,7 @@ fn format_number(n: f64) -> String {
 
 fn attr_number(v: &Out) -> Option<f64> {
     let n = match v {
-        Out::Any(Any::Number(n)) => *n,
-        Out::Any(Any::BigInt(n)) => *n as f64,
+        Out::Any(Any::Number(n)) => n.as_f64()?,
         Out::Any(Any::String(s)) => s.trim().parse::<f64>().ok()?,
         _ => return None,
     };
@@ -545,7 +544,6 @@ pub fn read_report(doc: &Doc, title: &str) -> Report {
                 _ => None,
             });
             let get = |key: &str| -> Option<String> {
-                use yrs::Map as _;
                 entry
                     .as_ref()
                     .and_then(|e| e.get(&txn, key))
@@ -577,7 +575,6 @@ pub fn read_report(doc: &Doc, title: &str) -> Report {
 }
 
 fn read_branding(txn: &impl ReadTxn) -> Branding {
-    use yrs::Map as _;
     let mut b = Branding::default();
     let Some(map) = txn.get_map(collab::report::BRANDING_MAP) else {
         return b;
@@ -911,7 +908,7 @@ fn marks_of(attrs: &yrs::types::Attrs) -> Marks {
         let field = |k: &str| match value {
             Any::Map(map) => map.get(k).and_then(|v| match v {
                 Any::String(s) => Some(s.to_string()),
-                Any::Number(n) => Some(format_number(*n)),
+                Any::Number(n) => Some(format_number(n.as_f64()?)),
                 _ => None,
             }),
             _ => None,
