@@ -8,7 +8,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use server::pdf::fixture::{DocBuilder, Node, chart_node, el, p, png, rich_paragraph, s, table_node};
+use server::pdf::fixture::{
+    DocBuilder, Node, chart_node, el, p, png, rich_paragraph, s, table_node,
+};
 use server::pdf::model::ChartSource;
 use server::pdf::{ImageAsset, MemoryAssets, render, resolve};
 
@@ -34,12 +36,18 @@ fn big_report() -> (DocBuilder, MemoryAssets) {
     let mut assets = MemoryAssets::default();
     assets.images.insert(
         "logo".into(),
-        ImageAsset { bytes: png(64, 64, [255, 255, 255]), content_type: "image/png".into() },
+        ImageAsset {
+            bytes: png(64, 64, [255, 255, 255]),
+            content_type: "image/png".into(),
+        },
     );
     for i in 0..5 {
         assets.images.insert(
             format!("img-{i}"),
-            ImageAsset { bytes: png(400, 250, [30 + i as u8 * 40, 90, 160]), content_type: "image/png".into() },
+            ImageAsset {
+                bytes: png(400, 250, [30 + i as u8 * 40, 90, 160]),
+                content_type: "image/png".into(),
+            },
         );
     }
     assets.datasets.push((
@@ -54,16 +62,29 @@ fn big_report() -> (DocBuilder, MemoryAssets) {
     let kinds = ["bar", "line", "area", "pie"];
     for sec in 0..10 {
         let mut nodes = vec![rich_paragraph()];
-        nodes.push(el("heading", vec![("level", yrs::Any::from(2.0))], vec![yrs_text(&format!("Figures {sec}"))]));
+        nodes.push(el(
+            "heading",
+            vec![("level", yrs::Any::from(2.0))],
+            vec![yrs_text(&format!("Figures {sec}"))],
+        ));
         for i in 0..14 {
             nodes.push(paragraph(sec * 100 + i));
         }
         nodes.push(table_node());
-        nodes.push(chart_node(&format!("c{sec}"), kinds[sec % 4], &format!("Chart {sec}")));
+        nodes.push(chart_node(
+            &format!("c{sec}"),
+            kinds[sec % 4],
+            &format!("Chart {sec}"),
+        ));
         if sec % 2 == 0 {
             nodes.push(el(
                 "image",
-                vec![("mediaId", s(&format!("img-{}", sec / 2))), ("alt", s("Figure")), ("width", s("75%")), ("caption", s("An image of the report"))],
+                vec![
+                    ("mediaId", s(&format!("img-{}", sec / 2))),
+                    ("alt", s("Figure")),
+                    ("width", s("75%")),
+                    ("caption", s("An image of the report")),
+                ],
                 vec![],
             ));
         }
@@ -90,7 +111,11 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn time_export(rt: &tokio::runtime::Runtime, b: &DocBuilder, assets: &MemoryAssets) -> (Duration, Vec<u8>) {
+fn time_export(
+    rt: &tokio::runtime::Runtime,
+    b: &DocBuilder,
+    assets: &MemoryAssets,
+) -> (Duration, Vec<u8>) {
     let started = Instant::now();
     let report = b.report("Capital optimisation report");
     let resolved = rt.block_on(resolve(&report, assets)).unwrap();
@@ -104,14 +129,18 @@ fn median(mut xs: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let mut small = DocBuilder::new();
     small.section("Only section", &[], vec![p("One page.")]);
     let none = MemoryAssets::default();
     // The first export parses the embedded fonts once.
     let (first, _) = time_export(&rt, &small, &none);
     let rss_before = peak_rss_kib();
-    let baseline: Vec<Duration> = (0..RUNS).map(|_| time_export(&rt, &small, &none).0).collect();
+    let baseline: Vec<Duration> = (0..RUNS)
+        .map(|_| time_export(&rt, &small, &none).0)
+        .collect();
     let (big, assets) = big_report();
     let mut times = Vec::new();
     let mut pdf = Vec::new();
@@ -122,10 +151,17 @@ fn main() {
     }
     let doc = pdf_oxide::document::PdfDocument::from_bytes(pdf.clone()).unwrap();
     let pages = doc.page_count().unwrap();
-    let images: usize = (0..pages).map(|i| doc.extract_images(i).map(|v| v.len()).unwrap_or(0)).sum();
+    let images: usize = (0..pages)
+        .map(|i| doc.extract_images(i).map(|v| v.len()).unwrap_or(0))
+        .sum();
     let report = big.report("x");
     let count = |f: &dyn Fn(&server::pdf::model::Block) -> bool| {
-        report.sections.iter().flat_map(|s| &s.blocks).filter(|b| f(b)).count()
+        report
+            .sections
+            .iter()
+            .flat_map(|s| &s.blocks)
+            .filter(|b| f(b))
+            .count()
     };
     use server::pdf::model::Block;
     let ms = |d: Duration| (d.as_secs_f64() * 1000.0 * 10.0).round() / 10.0;

@@ -34,7 +34,10 @@ pub trait AssetResolver: Send + Sync {
     async fn image(&self, media_id: &str) -> Result<Option<ImageAsset>, AssetError>;
     /// The current rows of a chart's source (each row an object of column values): `None`
     /// when the source cannot be read, in which case the chart draws the rows stored with it.
-    async fn chart_rows(&self, source: &ChartSource) -> Result<Option<Vec<Map<String, Value>>>, AssetError>;
+    async fn chart_rows(
+        &self,
+        source: &ChartSource,
+    ) -> Result<Option<Vec<Map<String, Value>>>, AssetError>;
 }
 
 /// A resolver with nothing to give: images are unavailable and charts draw their stored rows
@@ -47,7 +50,10 @@ impl AssetResolver for NoAssets {
     async fn image(&self, _media_id: &str) -> Result<Option<ImageAsset>, AssetError> {
         Ok(None)
     }
-    async fn chart_rows(&self, _source: &ChartSource) -> Result<Option<Vec<Map<String, Value>>>, AssetError> {
+    async fn chart_rows(
+        &self,
+        _source: &ChartSource,
+    ) -> Result<Option<Vec<Map<String, Value>>>, AssetError> {
         Ok(None)
     }
 }
@@ -66,7 +72,10 @@ impl AssetResolver for MemoryAssets {
     async fn image(&self, media_id: &str) -> Result<Option<ImageAsset>, AssetError> {
         Ok(self.images.get(media_id).cloned())
     }
-    async fn chart_rows(&self, source: &ChartSource) -> Result<Option<Vec<Map<String, Value>>>, AssetError> {
+    async fn chart_rows(
+        &self,
+        source: &ChartSource,
+    ) -> Result<Option<Vec<Map<String, Value>>>, AssetError> {
         Ok(self
             .datasets
             .iter()
@@ -115,7 +124,9 @@ fn le16(b: &[u8], i: usize) -> Option<u64> {
     Some(u64::from(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?])))
 }
 fn be32(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from(u32::from_be_bytes(b.get(i..i + 4)?.try_into().ok()?)))
+    Some(u64::from(u32::from_be_bytes(
+        b.get(i..i + 4)?.try_into().ok()?,
+    )))
 }
 fn le24(b: &[u8], i: usize) -> Option<u64> {
     Some(u64::from(*b.get(i)?) | u64::from(*b.get(i + 1)?) << 8 | u64::from(*b.get(i + 2)?) << 16)
@@ -135,7 +146,10 @@ pub fn sniff(b: &[u8]) -> Option<(ImageKind, u64, u64)> {
             b"VP8 " => (le16(b, 26)? & 0x3fff, le16(b, 28)? & 0x3fff),
             b"VP8L" => {
                 let bits = u32::from_le_bytes(b.get(21..25)?.try_into().ok()?);
-                (u64::from(bits & 0x3fff) + 1, u64::from((bits >> 14) & 0x3fff) + 1)
+                (
+                    u64::from(bits & 0x3fff) + 1,
+                    u64::from((bits >> 14) & 0x3fff) + 1,
+                )
             }
             b"VP8X" => (le24(b, 24)? + 1, le24(b, 27)? + 1),
             _ => return None,
@@ -197,17 +211,17 @@ fn walk<'a>(blocks: &'a [Block], charts: &mut Vec<&'a Chart>, images: &mut Vec<&
                     }
                 }
             }
-            Block::Paragraph(_)
-            | Block::Heading { .. }
-            | Block::CodeBlock(_)
-            | Block::Rule => {}
+            Block::Paragraph(_) | Block::Heading { .. } | Block::CodeBlock(_) | Block::Rule => {}
         }
     }
 }
 
 /// Asks `resolver` for the report's images, logo and chart rows (each image and each source
 /// once).
-pub async fn resolve(report: &Report, resolver: &dyn AssetResolver) -> Result<Resolved, AssetError> {
+pub async fn resolve(
+    report: &Report,
+    resolver: &dyn AssetResolver,
+) -> Result<Resolved, AssetError> {
     let mut charts = Vec::new();
     let mut images = Vec::new();
     for s in &report.sections {
@@ -231,7 +245,9 @@ pub async fn resolve(report: &Report, resolver: &dyn AssetResolver) -> Result<Re
     }
     let mut by_source: Vec<(&ChartSource, Option<Vec<Map<String, Value>>>)> = Vec::new();
     for (n, chart) in charts.iter().enumerate() {
-        let Some(source) = &chart.source else { continue };
+        let Some(source) = &chart.source else {
+            continue;
+        };
         let rows = match by_source.iter().find(|(s, _)| *s == source) {
             Some((_, rows)) => rows.clone(),
             None => {

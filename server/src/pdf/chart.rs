@@ -82,7 +82,11 @@ pub fn compact(x: f64) -> String {
 /// Round tick values covering `lo..=hi` (about five of them).
 fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     let (lo, hi) = if hi - lo < 1e-12 {
-        if hi == 0.0 { (0.0, 1.0) } else { (lo.min(0.0), hi.max(0.0) + hi.abs() * 0.1) }
+        if hi == 0.0 {
+            (0.0, 1.0)
+        } else {
+            (lo.min(0.0), hi.max(0.0) + hi.abs() * 0.1)
+        }
     } else {
         (lo, hi)
     };
@@ -142,7 +146,11 @@ impl Svg {
         let _ = write!(
             self.out,
             r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="1"{}/>"##,
-            if dash { r##" stroke-dasharray="3 3""## } else { "" }
+            if dash {
+                r##" stroke-dasharray="3 3""##
+            } else {
+                ""
+            }
         );
     }
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: Rgb) {
@@ -248,7 +256,10 @@ pub fn svg(chart: &Chart, rows: &[Map<String, Value>]) -> String {
 fn pie(svg: &mut Svg, chart: &Chart, rows: &[Map<String, Value>], cats: &[String], colors: &[Rgb]) {
     let (w, h, size) = (chart.width, chart.height, chart.font_size);
     let column = &chart.y_columns[0];
-    let values: Vec<f64> = rows.iter().map(|r| number(r.get(column)).max(0.0)).collect();
+    let values: Vec<f64> = rows
+        .iter()
+        .map(|r| number(r.get(column)).max(0.0))
+        .collect();
     let total: f64 = values.iter().sum();
     let legend_h = if chart.show_legend {
         legend_height(cats, w - 2.0 * size, size)
@@ -361,7 +372,13 @@ fn cartesian(
         if chart.show_grid {
             svg.line(left, y, right, y, GRID, true);
         }
-        svg.text(left - size * 0.5, y + size * 0.35, "end", LABEL, &compact(*t));
+        svg.text(
+            left - size * 0.5,
+            y + size * 0.35,
+            "end",
+            LABEL,
+            &compact(*t),
+        );
     }
     // Category labels, as many as fit side by side.
     let widest = cats
@@ -380,7 +397,13 @@ fn cartesian(
             svg.line(x, top, x, bottom, GRID, true);
         }
         if i % every == 0 {
-            svg.text(x, bottom + size * 1.3, "middle", LABEL, &fit(c, slot * every as f64 - 2.0, size));
+            svg.text(
+                x,
+                bottom + size * 1.3,
+                "middle",
+                LABEL,
+                &fit(c, slot * every as f64 - 2.0, size),
+            );
         }
     }
     svg.line(left, bottom, right, bottom, AXIS, false);
@@ -396,7 +419,13 @@ fn cartesian(
                     let x = left + band * i as f64 + (band - group) / 2.0 + bar * s as f64;
                     let y = y_of(*v);
                     let (y0, y1) = if y < zero { (y, zero) } else { (zero, y) };
-                    svg.rect(x + bar * 0.05, y0, bar * 0.9, y1 - y0, colors[s % colors.len()]);
+                    svg.rect(
+                        x + bar * 0.05,
+                        y0,
+                        bar * 0.9,
+                        y1 - y0,
+                        colors[s % colors.len()],
+                    );
                 }
             }
         }
@@ -503,7 +532,11 @@ mod tests {
         ]));
         let s = svg(&chart(ChartKind::Bar), &r);
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
-        assert_eq!(s.matches("fill=\"#3b82f6\"").count(), 3 + 1, "3 bars + legend");
+        assert_eq!(
+            s.matches("fill=\"#3b82f6\"").count(),
+            3 + 1,
+            "3 bars + legend"
+        );
         // The non-numeric value draws a bar of height 0.
         assert_eq!(s.matches("fill=\"#ef4444\"").count(), 3 + 1);
         assert!(s.contains(">Jan<") && s.contains(">Mar<"));

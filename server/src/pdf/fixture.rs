@@ -70,7 +70,10 @@ fn write_node<F: XmlFragment>(txn: &mut TransactionMut<'_>, parent: &F, node: &N
             let text = parent.push_back(txn, XmlTextPrelim::new(""));
             let mut at = 0u32;
             for (chunk, marks) in runs {
-                let attrs: Attrs = marks.iter().map(|(k, v)| (Arc::from(*k), v.clone())).collect();
+                let attrs: Attrs = marks
+                    .iter()
+                    .map(|(k, v)| (Arc::from(*k), v.clone()))
+                    .collect();
                 text.insert_with_attributes(txn, at, chunk, attrs);
                 at += chunk.chars().map(|c| c.len_utf16() as u32).sum::<u32>();
             }
@@ -82,7 +85,10 @@ impl DocBuilder {
     /// An empty document.
     #[allow(clippy::new_without_default)]
     pub fn new() -> DocBuilder {
-        DocBuilder { doc: Doc::new(), n: 0 }
+        DocBuilder {
+            doc: Doc::new(),
+            n: 0,
+        }
     }
 
     /// Adds a section (its entry's extra keys in `style`) with its content.
@@ -91,7 +97,9 @@ impl DocBuilder {
         let order = collab::report::order_key(self.n as u64);
         self.n += 1;
         let map = self.doc.get_or_insert_map(collab::report::SECTIONS_MAP);
-        let frag = self.doc.get_or_insert_xml_fragment(collab::report::fragment_name(&id).as_str());
+        let frag = self
+            .doc
+            .get_or_insert_xml_fragment(collab::report::fragment_name(&id).as_str());
         let mut txn = self.doc.transact_mut();
         let mut entry: Vec<(String, yrs::In)> = vec![
             ("title".into(), yrs::In::Any(s(title))),
@@ -100,7 +108,11 @@ impl DocBuilder {
         for (k, v) in style {
             entry.push(((*k).into(), yrs::In::Any(s(v))));
         }
-        map.insert(&mut txn, id.as_str(), entry.into_iter().collect::<MapPrelim>());
+        map.insert(
+            &mut txn,
+            id.as_str(),
+            entry.into_iter().collect::<MapPrelim>(),
+        );
         for node in &nodes {
             write_node(&mut txn, &frag, node);
         }
@@ -144,7 +156,10 @@ pub fn chart_node(id: &str, kind: &str, title: &str) -> Node {
                 ])
                 .to_string()),
             ),
-            ("source", s(r#"{"kind":"client","dataset":"savings_by_month"}"#)),
+            (
+                "source",
+                s(r#"{"kind":"client","dataset":"savings_by_month"}"#),
+            ),
             ("width", s("600")),
             ("height", s("300")),
             ("colorScheme", s("banking")),
@@ -153,24 +168,54 @@ pub fn chart_node(id: &str, kind: &str, title: &str) -> Node {
     )
 }
 
-
 /// A 3-row table with a header, a colspan (with widths) and a rowspan.
 pub fn table_node() -> Node {
-    let cell = |tag: &'static str, text: &str, attrs: Vec<(&'static str, Any)>| el(tag, attrs, vec![p(text)]);
+    let cell = |tag: &'static str, text: &str, attrs: Vec<(&'static str, Any)>| {
+        el(tag, attrs, vec![p(text)])
+    };
     el(
         "table",
         vec![("fontSize", s("10")), ("width", s("75%"))],
         vec![
-            el("tableRow", vec![], vec![
-                cell("tableHeader", "Lever", vec![]),
-                cell("tableHeader", "Savings", vec![("colspan", Any::from(2.0)), ("colwidth", Any::from(vec![Any::from(120.0), Any::from(80.0)]))]),
-            ]),
-            el("tableRow", vec![], vec![
-                cell("tableCell", "Institutions", vec![("rowspan", Any::from(2.0))]),
-                cell("tableCell", "1,200", vec![]),
-                cell("tableCell", "3.1 bps", vec![]),
-            ]),
-            el("tableRow", vec![], vec![cell("tableCell", "800", vec![]), cell("tableCell", "2.0 bps", vec![])]),
+            el(
+                "tableRow",
+                vec![],
+                vec![
+                    cell("tableHeader", "Lever", vec![]),
+                    cell(
+                        "tableHeader",
+                        "Savings",
+                        vec![
+                            ("colspan", Any::from(2.0)),
+                            (
+                                "colwidth",
+                                Any::from(vec![Any::from(120.0), Any::from(80.0)]),
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+            el(
+                "tableRow",
+                vec![],
+                vec![
+                    cell(
+                        "tableCell",
+                        "Institutions",
+                        vec![("rowspan", Any::from(2.0))],
+                    ),
+                    cell("tableCell", "1,200", vec![]),
+                    cell("tableCell", "3.1 bps", vec![]),
+                ],
+            ),
+            el(
+                "tableRow",
+                vec![],
+                vec![
+                    cell("tableCell", "800", vec![]),
+                    cell("tableCell", "2.0 bps", vec![]),
+                ],
+            ),
         ],
     )
 }
@@ -185,7 +230,20 @@ pub fn rich_paragraph() -> Node {
                 ("Plain, ".into(), vec![]),
                 ("bold".into(), vec![mark("bold", vec![])]),
                 (" and ".into(), vec![]),
-                ("italic red".into(), vec![mark("italic", vec![]), mark("textStyle", vec![("color", s("#dc2626")), ("fontSize", s("14pt")), ("fontFamily", s("Georgia"))])]),
+                (
+                    "italic red".into(),
+                    vec![
+                        mark("italic", vec![]),
+                        mark(
+                            "textStyle",
+                            vec![
+                                ("color", s("#dc2626")),
+                                ("fontSize", s("14pt")),
+                                ("fontFamily", s("Georgia")),
+                            ],
+                        ),
+                    ],
+                ),
                 (" with ".into(), vec![]),
                 ("code".into(), vec![mark("code", vec![])]),
                 (", ".into(), vec![]),
@@ -193,7 +251,13 @@ pub fn rich_paragraph() -> Node {
                 (", ".into(), vec![]),
                 ("struck".into(), vec![mark("strike", vec![])]),
                 (" and a ".into(), vec![]),
-                ("link".into(), vec![mark("link--a1b2", vec![("href", s("https://example.com/x"))])]),
+                (
+                    "link".into(),
+                    vec![mark(
+                        "link--a1b2",
+                        vec![("href", s("https://example.com/x"))],
+                    )],
+                ),
                 (".".into(), vec![]),
             ]),
             el("hardBreak", vec![], vec![]),
@@ -207,7 +271,11 @@ fn crc32(data: &[u8]) -> u32 {
     for b in data {
         c ^= u32::from(*b);
         for _ in 0..8 {
-            c = if c & 1 == 1 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 == 1 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
         }
     }
     !c
@@ -255,4 +323,3 @@ pub fn png(w: u32, h: u32, rgb: [u8; 3]) -> Vec<u8> {
     chunk(&mut out, b"IEND", &[]);
     out
 }
-

@@ -439,7 +439,11 @@ impl Writer<'_> {
             "#image({}, width: {}, alt: {})])",
             lit(&name),
             pt(width),
-            lit(if c.title.is_empty() { "Chart" } else { &c.title })
+            lit(if c.title.is_empty() {
+                "Chart"
+            } else {
+                &c.title
+            })
         );
     }
 
@@ -606,10 +610,21 @@ mod tests {
         assert_eq!(lit("a\"b"), "\"a\\\"b\"");
         assert_eq!(lit("back\\"), "\"back\\\\\"");
         assert_eq!(lit("\\\""), "\"\\\\\\\"\"");
-        assert_eq!(lit("line\nbreak\r\ttab\u{0}\u{7}"), "\"line\\nbreak\\ttab\"");
-        assert_eq!(lit("#set page(fill: red) *bold* $x$ [y] // c"), "\"#set page(fill: red) *bold* $x$ [y] // c\"");
+        assert_eq!(
+            lit("line\nbreak\r\ttab\u{0}\u{7}"),
+            "\"line\\nbreak\\ttab\""
+        );
+        assert_eq!(
+            lit("#set page(fill: red) *bold* $x$ [y] // c"),
+            "\"#set page(fill: red) *bold* $x$ [y] // c\""
+        );
         // Whatever the text, the literal is one token: the only unescaped quotes are its ends.
-        for hostile in ["\")#panic(\"", "\\\")#eval(\"1\")", "\"\"\"", "]\n#{ loop {} }"] {
+        for hostile in [
+            "\")#panic(\"",
+            "\\\")#eval(\"1\")",
+            "\"\"\"",
+            "]\n#{ loop {} }",
+        ] {
             let l = lit(hostile);
             let inner = &l[1..l.len() - 1];
             let mut chars = inner.chars();
@@ -650,7 +665,14 @@ mod tests {
             .collect();
         assert_eq!(
             at,
-            vec![(0, 0, 1, 2), (1, 0, 1, 1), (2, 0, 1, 1), (1, 1, 1, 1), (2, 1, 1, 1), (0, 2, 3, 1)]
+            vec![
+                (0, 0, 1, 2),
+                (1, 0, 1, 1),
+                (2, 0, 1, 1),
+                (1, 1, 1, 1),
+                (2, 1, 1, 1),
+                (0, 2, 3, 1)
+            ]
         );
         // Spans past the table's end are cut.
         let p = place(&[vec![cell(2, 9)], vec![cell(1, 1), cell(1, 1), cell(1, 1)]]);

@@ -20,11 +20,13 @@ pub mod model;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::LazyLock;
 
-use typst_layout::PagedDocument;
 use typst::text::Font;
 use typst_as_lib::TypstEngine;
+use typst_layout::PagedDocument;
 
-pub use assets::{AssetError, AssetResolver, ImageAsset, MemoryAssets, NoAssets, Resolved, resolve};
+pub use assets::{
+    AssetError, AssetResolver, ImageAsset, MemoryAssets, NoAssets, Resolved, resolve,
+};
 pub use model::Report;
 
 /// Why a PDF could not be made.

@@ -7,8 +7,8 @@
 //! [`MAX_DEPTH`] is read as plain text.
 
 use serde_json::{Map, Value};
-use yrs::types::text::YChange;
 use yrs::Map as _;
+use yrs::types::text::YChange;
 use yrs::{Any, Doc, Out, ReadTxn, Text, Transact, Xml, XmlFragment, XmlOut};
 
 /// Deepest nesting of blocks read as structure (lists in lists, quotes); deeper content is
@@ -435,11 +435,7 @@ struct Attrs(Vec<(String, Out)>);
 
 impl Attrs {
     fn of(el: &yrs::XmlElementRef, txn: &impl ReadTxn) -> Attrs {
-        Attrs(
-            el.attributes(txn)
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect(),
-        )
+        Attrs(el.attributes(txn).map(|(k, v)| (k.to_owned(), v)).collect())
     }
     fn get(&self, key: &str) -> Option<&Out> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
@@ -509,7 +505,12 @@ fn css_color(s: &str) -> Option<Rgb> {
     let parts: Vec<u8> = inner
         .split(',')
         .take(3)
-        .map(|p| p.trim().parse::<f64>().ok().map(|v| v.clamp(0.0, 255.0) as u8))
+        .map(|p| {
+            p.trim()
+                .parse::<f64>()
+                .ok()
+                .map(|v| v.clamp(0.0, 255.0) as u8)
+        })
         .collect::<Option<_>>()?;
     match parts.as_slice() {
         [r, g, b] => Some(Rgb(*r, *g, *b)),
@@ -720,12 +721,7 @@ fn read_items(list: &yrs::XmlElementRef, txn: &impl ReadTxn, depth: usize) -> Ve
         .collect()
 }
 
-fn read_table(
-    el: &yrs::XmlElementRef,
-    attrs: &Attrs,
-    txn: &impl ReadTxn,
-    depth: usize,
-) -> Table {
+fn read_table(el: &yrs::XmlElementRef, attrs: &Attrs, txn: &impl ReadTxn, depth: usize) -> Table {
     let mut rows = Vec::new();
     for row in el.children(txn) {
         let XmlOut::Element(row) = row else { continue };

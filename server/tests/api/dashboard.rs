@@ -501,21 +501,34 @@ async fn the_client_dashboard_shows_the_clients_own_savings() {
     // The PDF: 'Capital Optimization Dashboard', A4 portrait, the client's own figures.
     let r = user.get("/api/dashboard/export?format=pdf").await;
     assert_eq!(r.status(), StatusCode::OK);
-    let disposition = r.headers()["content-disposition"].to_str().unwrap().to_string();
+    let disposition = r.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_string();
     assert!(
         disposition.contains(&format!("capital_optimization_Bank_A_{today}.pdf")),
         "{disposition}"
     );
     let pdf = r.bytes().await.unwrap();
     let text = pdf_text(&pdf);
-    for expected in ["Capital Optimization Dashboard", "Bank A", "180.000.000,00", "Monthly evolution"] {
+    for expected in [
+        "Capital Optimization Dashboard",
+        "Bank A",
+        "180.000.000,00",
+        "Monthly evolution",
+    ] {
         assert!(text.contains(expected), "{expected:?} missing from {text}");
     }
     assert!(!text.contains("Bank B"), "{text}");
     for (w, h) in pdf_pages(&pdf) {
-        assert!((w - 595.5).abs() < 1.0 && (h - 842.25).abs() < 1.0, "A4 portrait: {w} x {h}");
+        assert!(
+            (w - 595.5).abs() < 1.0 && (h - 842.25).abs() < 1.0,
+            "A4 portrait: {w} x {h}"
+        );
     }
-    let r = other.get(&format!("/api/dashboard/export?client_id={a}&format=pdf")).await;
+    let r = other
+        .get(&format!("/api/dashboard/export?client_id={a}&format=pdf"))
+        .await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     let r = user.get("/api/dashboard/export?format=doc").await;
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);

@@ -250,7 +250,10 @@ pub(crate) fn pdf_text(pdf: &[u8]) -> String {
     let doc = pdf_oxide::document::PdfDocument::from_bytes(pdf.to_vec()).expect("a PDF");
     let n = doc.page_count().unwrap();
     let text: Vec<String> = (0..n).map(|i| doc.extract_text(i).unwrap()).collect();
-    text.join("\n").split_whitespace().collect::<Vec<_>>().join(" ")
+    text.join("\n")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Width and height of each page of a PDF, in points.
@@ -266,7 +269,11 @@ pub(crate) fn pdf_pages(pdf: &[u8]) -> Vec<(f32, f32)> {
 
 /// The titles of a PDF's outline, depth first, with their levels (1 at the top).
 pub(crate) fn pdf_outline(pdf: &[u8]) -> Vec<(usize, String)> {
-    fn walk(items: &[pdf_oxide::outline::OutlineItem], level: usize, out: &mut Vec<(usize, String)>) {
+    fn walk(
+        items: &[pdf_oxide::outline::OutlineItem],
+        level: usize,
+        out: &mut Vec<(usize, String)>,
+    ) {
         for i in items {
             out.push((level, i.title.clone()));
             walk(&i.children, level + 1, out);

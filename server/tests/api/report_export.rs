@@ -3,7 +3,7 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use yrs::{Any, ReadTxn, Text, Transact, XmlElementPrelim, XmlFragment, XmlTextPrelim};
+use yrs::{Any, ReadTxn, Text, Transact, Xml, XmlElementPrelim, XmlFragment, XmlTextPrelim};
 
 use crate::helpers::*;
 
@@ -33,7 +33,11 @@ async fn edit(app: &TestApp, id: &str) {
         h.push_back(&mut txn, XmlTextPrelim::new("Live heading"));
         let p = frag.push_back(&mut txn, XmlElementPrelim::empty("paragraph"));
         let t = p.push_back(&mut txn, XmlTextPrelim::new(""));
-        let bold: yrs::types::Attrs = [(std::sync::Arc::from("bold"), Any::from(std::collections::HashMap::<String, Any>::new()))].into();
+        let bold: yrs::types::Attrs = [(
+            std::sync::Arc::from("bold"),
+            Any::from(std::collections::HashMap::<String, Any>::new()),
+        )]
+        .into();
         t.insert_with_attributes(&mut txn, 0, "Edited by a colleague", bold);
     }
     let update = doc.transact().encode_state_as_update_v1(&before);
@@ -51,20 +55,38 @@ async fn readers_export_a_report_with_its_live_edits_and_strangers_are_refused()
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["content-type"], "application/pdf");
     assert_eq!(r.headers()["cache-control"], "no-store");
-    let disposition = r.headers()["content-disposition"].to_str().unwrap().to_owned();
-    assert!(disposition.contains("Q3 Pillar 3 disclosure.pdf"), "{disposition}");
+    let disposition = r.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        disposition.contains("Q3 Pillar 3 disclosure.pdf"),
+        "{disposition}"
+    );
     let pdf = r.bytes().await.unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
     let text = pdf_text(&pdf);
-    for expected in ["Q3 Pillar 3 disclosure", "Introduction", "Live heading", "Edited by a colleague", "Page 1 of 1"] {
+    for expected in [
+        "Q3 Pillar 3 disclosure",
+        "Introduction",
+        "Live heading",
+        "Edited by a colleague",
+        "Page 1 of 1",
+    ] {
         assert!(text.contains(expected), "{expected:?} missing from {text}");
     }
     assert_eq!(
         pdf_outline(&pdf),
-        vec![(1, "Introduction".to_owned()), (2, "Live heading".to_owned())]
+        vec![
+            (1, "Introduction".to_owned()),
+            (2, "Live heading".to_owned())
+        ]
     );
     for (w, h) in pdf_pages(&pdf) {
-        assert!((w - 595.5).abs() < 1.0 && (h - 842.25).abs() < 1.0, "portrait: {w} x {h}");
+        assert!(
+            (w - 595.5).abs() < 1.0 && (h - 842.25).abs() < 1.0,
+            "portrait: {w} x {h}"
+        );
     }
 
     // A viewer of the client may export; another client's user and strangers may not.
@@ -79,11 +101,16 @@ async fn readers_export_a_report_with_its_live_edits_and_strangers_are_refused()
     assert_eq!(e["message"], "Report not found");
     let anonymous = app.client().await;
     assert_eq!(
-        anonymous.get(&format!("/api/reports/{id}/export")).await.status(),
+        anonymous
+            .get(&format!("/api/reports/{id}/export"))
+            .await
+            .status(),
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(
-        user.get("/api/reports/no-such-report/export").await.status(),
+        user.get("/api/reports/no-such-report/export")
+            .await
+            .status(),
         StatusCode::NOT_FOUND
     );
 }
@@ -125,36 +152,72 @@ async fn a_template_based_report_and_the_template_preview_export_in_its_branding
     assert_eq!(st, StatusCode::OK, "{saved}");
 
     // 'Export Preview' (administrators only).
-    let r = admin.get(&format!("/api/admin/report-templates/{tid}/export")).await;
+    let r = admin
+        .get(&format!("/api/admin/report-templates/{tid}/export"))
+        .await;
     assert_eq!(r.status(), StatusCode::OK);
-    assert!(r.headers()["content-disposition"].to_str().unwrap().contains("EBA Pillar 3.pdf"));
+    assert!(
+        r.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("EBA Pillar 3.pdf")
+    );
     let pdf = r.bytes().await.unwrap();
     let text = pdf_text(&pdf);
-    for expected in ["EBA Pillar 3", "Pillar 3 disclosures", "Why this report exists.", "#set page(fill: red)", "CRR Article 116."] {
+    for expected in [
+        "EBA Pillar 3",
+        "Pillar 3 disclosures",
+        "Why this report exists.",
+        "#set page(fill: red)",
+        "CRR Article 116.",
+    ] {
         assert!(text.contains(expected), "{expected:?} missing from {text}");
     }
     assert_eq!(
-        pdf_outline(&pdf).into_iter().map(|(_, t)| t).collect::<Vec<_>>(),
+        pdf_outline(&pdf)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect::<Vec<_>>(),
         ["Purpose", "Regulatory Framework"]
     );
     for (w, h) in pdf_pages(&pdf) {
-        assert!((w - 842.25).abs() < 1.0 && (h - 595.5).abs() < 1.0, "landscape: {w} x {h}");
+        assert!(
+            (w - 842.25).abs() < 1.0 && (h - 595.5).abs() < 1.0,
+            "landscape: {w} x {h}"
+        );
     }
     let user = app.login(USER_A).await;
     assert_eq!(
-        user.get(&format!("/api/admin/report-templates/{tid}/export")).await.status(),
+        user.get(&format!("/api/admin/report-templates/{tid}/export"))
+            .await
+            .status(),
         StatusCode::FORBIDDEN
     );
     assert_eq!(
-        admin.get("/api/admin/report-templates/missing/export").await.status(),
+        admin
+            .get("/api/admin/report-templates/missing/export")
+            .await
+            .status(),
         StatusCode::NOT_FOUND
     );
 
     // A report made from it exports in the same branding.
-    let id = create(&user, json!({"name": "From the template", "template_id": tid})).await;
-    let pdf = user.get(&format!("/api/reports/{id}/export")).await.bytes().await.unwrap();
+    let id = create(
+        &user,
+        json!({"name": "From the template", "template_id": tid}),
+    )
+    .await;
+    let pdf = user
+        .get(&format!("/api/reports/{id}/export"))
+        .await
+        .bytes()
+        .await
+        .unwrap();
     for (w, h) in pdf_pages(&pdf) {
-        assert!((w - 842.25).abs() < 1.0 && (h - 595.5).abs() < 1.0, "landscape: {w} x {h}");
+        assert!(
+            (w - 842.25).abs() < 1.0 && (h - 595.5).abs() < 1.0,
+            "landscape: {w} x {h}"
+        );
     }
     assert!(pdf_text(&pdf).contains("CRR Article 116."));
 }

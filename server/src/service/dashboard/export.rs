@@ -581,7 +581,10 @@ mod tests {
             Table {
                 title: "Monthly evolution",
                 header: vec!["Month", "RWA savings (EUR)"],
-                rows: vec![vec!["Jan 2026".into(), 10.0.into()], vec!["Feb 2026".into(), Cell::Empty]],
+                rows: vec![
+                    vec!["Jan 2026".into(), 10.0.into()],
+                    vec!["Feb 2026".into(), Cell::Empty],
+                ],
             },
         ];
         let charts = [(
@@ -605,7 +608,10 @@ mod tests {
         assert_eq!(tb.rows.len(), 3, "header and two rows");
         let pdf = crate::pdf::render(&r, &crate::pdf::Resolved::default()).unwrap();
         let text = crate::pdf::tests::pdf_text(&pdf).join(" ");
-        assert!(text.contains(PDF_TITLE) && text.contains("Banco <A>") && text.contains("1.500,00"), "{text}");
+        assert!(
+            text.contains(PDF_TITLE) && text.contains("Banco <A>") && text.contains("1.500,00"),
+            "{text}"
+        );
     }
 
     #[test]
