@@ -16,7 +16,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
 .PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-storage-s3 test-e2e-pg test-collab-pg check fmt types \
-        chromium services bench-analysis load-events load-collab load-collab-node load-runs load-runs-failover load-runs-live clean-test-dbs
+        chromium pdf-tools services bench-analysis bench-pdf load-events load-collab load-collab-node load-runs load-runs-failover load-runs-live clean-test-dbs
 
 help:
 	@echo "make run         build (release) and serve on http://127.0.0.1:8080 with demo data"
@@ -63,7 +63,14 @@ chromium:
 
 # Browser tests run the debug binary of test-rust's build: `cargo test --no-run` builds it with the
 # same features as the tests (a plain `cargo build` would compile the workspace crates again).
-test-e2e: chromium web-build
+# The browser tests read downloaded PDFs back with poppler's pdftotext, pdfinfo and pdftoppm (a
+# test oracle only; the product never calls them).
+pdf-tools:
+	@command -v pdftoppm >/dev/null 2>&1 || { echo "installing Debian poppler-utils"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null) || \
+	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null); }
+
+test-e2e: chromium pdf-tools web-build
 	cargo test --workspace --no-run -q
 	cd web && CAPOPT_BIN=$(DEBUG_BIN) WEB_DIST=$(CURDIR)/web/dist $(NPM) run e2e
 
@@ -93,7 +100,7 @@ test-storage-s3:
 	  for i in $$(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $$port), 1)" 2>/dev/null && break; sleep 0.2; done; \
 	  S3_TEST_ENDPOINT=http://127.0.0.1:$$port cargo test -p server --test api storage -- --include-ignored
 
-test-e2e-pg: chromium web-build
+test-e2e-pg: chromium pdf-tools web-build
 	cargo test --workspace --no-run -q
 	cd web && E2E_DATABASE_URL=$(PG_URL) CAPOPT_BIN=$(DEBUG_BIN) WEB_DIST=$(CURDIR)/web/dist $(NPM) run e2e
 
@@ -113,6 +120,11 @@ clean-test-dbs:
 bench-analysis:
 	cargo build --release -p server
 	CAPOPT_BIN=$(RELEASE_BIN) cargo bench -p analysis --bench pipeline
+
+# PDF export target: a 30-page report with 10 charts, 10 tables and 5 images laid out by typst,
+# time per export (target under 1 s) and peak memory (load-tests/README.md).
+bench-pdf:
+	cargo bench -p server --bench pdf_export
 
 ## --- hygiene ---------------------------------------------------------------
 check: web-deps

@@ -26,6 +26,7 @@ pub mod ids;
 pub mod jobs;
 pub mod knowledge;
 pub mod mail;
+pub mod pdf;
 pub mod realtime;
 pub mod seed;
 pub mod service;

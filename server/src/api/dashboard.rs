@@ -153,11 +153,12 @@ pub async fn get_client_levers(
 /// The export's format.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct FormatQuery {
-    /// `xlsx` (default) or `csv`.
+    /// `xlsx` (default), `csv` or `pdf`.
     pub format: Option<String>,
 }
 
-fn attachment(f: ExportFile) -> Response {
+/// A file as an attachment to download (never cached).
+pub(crate) fn attachment(f: ExportFile) -> Response {
     let mut resp = f.bytes.into_response();
     let h = resp.headers_mut();
     h.insert(
@@ -171,9 +172,9 @@ fn attachment(f: ExportFile) -> Response {
     resp
 }
 
-/// Export: the admin dashboard's figures and tables for a period as XLSX or CSV.
+/// Export: the admin dashboard's figures and tables for a period as XLSX, CSV or PDF.
 #[utoipa::path(get, path = "/admin/dashboard/export", params(PeriodQuery, FormatQuery),
-    responses((status = 200, description = "The figures as an attachment (XLSX or CSV)"),
+    responses((status = 200, description = "The figures as an attachment (XLSX, CSV or PDF)"),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
 pub async fn export_admin_dashboard(
@@ -204,9 +205,9 @@ pub async fn get_client_dashboard(
     Ok(axum::Json(client_service::dashboard(&state, &scope).await?))
 }
 
-/// The client dashboard's figures as XLSX or CSV.
+/// The client dashboard's figures as XLSX, CSV or PDF ('Capital Optimization Dashboard').
 #[utoipa::path(get, path = "/dashboard/export", params(ClientQuery, FormatQuery),
-    responses((status = 200, description = "The figures as an attachment (XLSX or CSV)"),
+    responses((status = 200, description = "The figures as an attachment (XLSX, CSV or PDF)"),
         (status = 401, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
 pub async fn export_client_dashboard(

@@ -21,6 +21,22 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_templates, create_template))
         .routes(routes!(get_template, update_template, delete_template))
         .routes(routes!(list_active_templates))
+        .routes(routes!(export_template_preview))
+}
+
+/// 'Export Preview': the template's preview as a PDF, laid out by the report export.
+#[utoipa::path(get, path = "/admin/report-templates/{template_id}/export",
+    params(("template_id" = String, Path, description = "Template id")),
+    responses((status = 200, description = "The preview as a PDF attachment", content_type = "application/pdf"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody)))]
+pub async fn export_template_preview(
+    State(state): State<AppState>,
+    _admin: AdminActor,
+    Path(template_id): Path<String>,
+) -> ApiResult<axum::response::Response> {
+    let file = service::preview_pdf(&state, &template_id).await?;
+    Ok(super::dashboard::attachment(file))
 }
 
 /// Every template, active or not, by name.

@@ -27,6 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_folders, create_folder))
         .routes(routes!(delete_folder))
         .routes(routes!(get_report, update_report, delete_report))
+        .routes(routes!(export_report))
 }
 
 /// A report as listed and as shown in the editor's header.
@@ -262,6 +263,19 @@ pub async fn delete_report(
 ) -> ApiResult<StatusCode> {
     service::delete(&state, &actor, &report_id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The report as a PDF laid out by the server (its readers, viewers included).
+#[utoipa::path(get, path = "/reports/{report_id}/export", params(("report_id" = String, Path, description = "Report id")),
+    responses((status = 200, description = "The report as a PDF attachment", content_type = "application/pdf"),
+        (status = 401, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn export_report(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(report_id): Path<ReportId>,
+) -> ApiResult<axum::response::Response> {
+    let file = service::export_pdf(&state, &actor, &report_id).await?;
+    Ok(super::dashboard::attachment(file))
 }
 
 /// The caller's monthly draft counter for a client.

@@ -25,6 +25,7 @@ pub mod knowledge;
 pub mod lever_dictionary;
 pub mod levers;
 pub mod mappings;
+pub mod pdf;
 pub mod profile;
 pub mod qa;
 pub mod report_media;

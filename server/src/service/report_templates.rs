@@ -406,6 +406,31 @@ pub async fn get(state: &AppState, id: &str) -> ApiResult<ReportTemplate> {
     to_wire(db::get(&state.db.pool, id).await?.ok_or_else(not_found)?)
 }
 
+/// The template's preview as a PDF: the report a client would start from it (its sections
+/// with their starting text, in its branding), laid out by the report export.
+pub async fn preview_pdf(
+    state: &AppState,
+    id: &str,
+) -> ApiResult<super::dashboard::export::ExportFile> {
+    let template = get(state, id).await?;
+    let sections: Vec<collab::report::SectionInit> = template
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(i, s)| collab::report::SectionInit {
+            id: format!("{i}-{}", s.id),
+            title: s.title.clone(),
+            paragraphs: paragraphs(&s.content),
+        })
+        .collect();
+    let update =
+        collab::report::initial_update_branded(&sections, &branding_entries(&template.branding));
+    let report = crate::pdf::model::read_report_v1(&update, &template.name)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("template {id}: {e}")))?;
+    let bytes = super::pdf::render(report, &crate::pdf::NoAssets).await?;
+    Ok(super::pdf::file(&template.name, bytes))
+}
+
 /// An active template, for a new report ("Failed to fetch template" otherwise, as the spec says).
 pub async fn active(state: &AppState, id: &str) -> ApiResult<ReportTemplate> {
     match db::get(&state.db.pool, id).await? {

@@ -189,6 +189,26 @@ async fn check_folder(state: &AppState, client_id: &str, folder: Option<&str>) -
     Ok(())
 }
 
+/// The report as a PDF (its readers, viewers included): the document as it is now, every
+/// co-editor's latest edits included.
+pub async fn export_pdf(
+    state: &AppState,
+    actor: &Actor,
+    id: &ReportId,
+) -> ApiResult<crate::service::dashboard::export::ExportFile> {
+    let (row, _scope) = load(state, actor, id, Need::Read).await?;
+    let update = state.collab.document_state_v1(id).await.map_err(|reason| {
+        ApiError::Internal(anyhow::anyhow!(
+            "could not read the document of report {id}: {reason:?}"
+        ))
+    })?;
+    let report = crate::pdf::model::read_report_v1(&update, &row.name)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("report {id}: {e}")))?;
+    let assets = super::pdf::report_assets();
+    let bytes = super::pdf::render(report, assets.as_ref()).await?;
+    Ok(super::pdf::file(&row.name, bytes))
+}
+
 /// A new report as asked for.
 #[derive(Debug, Clone, Copy)]
 pub struct NewReport<'a> {

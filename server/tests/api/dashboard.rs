@@ -404,7 +404,29 @@ async fn client_and_lever_performance_tables() {
             .contains(".xlsx")
     );
     assert_eq!(&r.bytes().await.unwrap()[..2], b"PK");
-    let r = admin.get("/api/admin/dashboard/export?format=pdf").await;
+    // The PDF: the same figures, laid out by the server.
+    let r = admin
+        .get("/api/admin/dashboard/export?format=pdf&period=all")
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "application/pdf");
+    assert!(
+        r.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains(".pdf")
+    );
+    let text = pdf_text(&r.bytes().await.unwrap());
+    for expected in [
+        "Capital Optimization Dashboard",
+        "Clients",
+        "Public Sector Entities (PSE)",
+        "100.000.000,00",
+        "Bank A",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing from {text}");
+    }
+    let r = admin.get("/api/admin/dashboard/export?format=doc").await;
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
 }
 
@@ -476,6 +498,38 @@ async fn the_client_dashboard_shows_the_clients_own_savings() {
     );
     let r = user.get("/api/dashboard/export").await;
     assert_eq!(&r.bytes().await.unwrap()[..2], b"PK");
+    // The PDF: 'Capital Optimization Dashboard', A4 portrait, the client's own figures.
+    let r = user.get("/api/dashboard/export?format=pdf").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let disposition = r.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        disposition.contains(&format!("capital_optimization_Bank_A_{today}.pdf")),
+        "{disposition}"
+    );
+    let pdf = r.bytes().await.unwrap();
+    let text = pdf_text(&pdf);
+    for expected in [
+        "Capital Optimization Dashboard",
+        "Bank A",
+        "180.000.000,00",
+        "Monthly evolution",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing from {text}");
+    }
+    assert!(!text.contains("Bank B"), "{text}");
+    for (w, h) in pdf_pages(&pdf) {
+        assert!(
+            (w - 595.5).abs() < 1.0 && (h - 842.25).abs() < 1.0,
+            "A4 portrait: {w} x {h}"
+        );
+    }
+    let r = other
+        .get(&format!("/api/dashboard/export?client_id={a}&format=pdf"))
+        .await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
     let r = user.get("/api/dashboard/export?format=doc").await;
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
 }

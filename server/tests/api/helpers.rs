@@ -244,3 +244,45 @@ pub(crate) async fn body(r: Response) -> (StatusCode, Value) {
     let s = r.status();
     (s, r.json().await.unwrap_or(Value::Null))
 }
+
+/// The text of a PDF, its pages joined, whitespace collapsed (read with pdf_oxide).
+pub(crate) fn pdf_text(pdf: &[u8]) -> String {
+    let doc = pdf_oxide::document::PdfDocument::from_bytes(pdf.to_vec()).expect("a PDF");
+    let n = doc.page_count().unwrap();
+    let text: Vec<String> = (0..n).map(|i| doc.extract_text(i).unwrap()).collect();
+    text.join("\n")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Width and height of each page of a PDF, in points.
+pub(crate) fn pdf_pages(pdf: &[u8]) -> Vec<(f32, f32)> {
+    let doc = pdf_oxide::document::PdfDocument::from_bytes(pdf.to_vec()).expect("a PDF");
+    (0..doc.page_count().unwrap())
+        .map(|i| {
+            let (x0, y0, x1, y1) = doc.get_page_media_box(i).unwrap();
+            (x1 - x0, y1 - y0)
+        })
+        .collect()
+}
+
+/// The titles of a PDF's outline, depth first, with their levels (1 at the top).
+pub(crate) fn pdf_outline(pdf: &[u8]) -> Vec<(usize, String)> {
+    fn walk(
+        items: &[pdf_oxide::outline::OutlineItem],
+        level: usize,
+        out: &mut Vec<(usize, String)>,
+    ) {
+        for i in items {
+            out.push((level, i.title.clone()));
+            walk(&i.children, level + 1, out);
+        }
+    }
+    let doc = pdf_oxide::document::PdfDocument::from_bytes(pdf.to_vec()).expect("a PDF");
+    let mut out = Vec::new();
+    if let Ok(Some(items)) = doc.get_outline() {
+        walk(&items, 1, &mut out);
+    }
+    out
+}

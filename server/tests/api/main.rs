@@ -24,6 +24,7 @@ mod profile;
 mod qa;
 mod realtime;
 mod report_media;
+mod report_export;
 mod report_templates;
 mod reports;
 mod runs;

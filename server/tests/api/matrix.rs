@@ -309,6 +309,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/reports/{report_id}/datasets", Rule::ClientRead, 200).needs(Needs::Report),
     route("GET", "/api/reports/{report_id}/datasets/{dataset}", Rule::ClientRead, 200)
         .needs(Needs::Report),
+    route("GET", "/api/reports/{report_id}/export", Rule::ClientRead, 200).needs(Needs::Report),
     // Report templates: administrators keep them, everyone signed in lists the active ones.
     route("GET", "/api/report-templates", Rule::SignedIn, 200),
     route("GET", "/api/admin/report-templates", Rule::Admin, 200),
@@ -330,6 +331,8 @@ const ROUTES: &[Route] = &[
             }))
         }),
     route("DELETE", "/api/admin/report-templates/{template_id}", Rule::Admin, 204)
+        .needs(Needs::ReportTemplate),
+    route("GET", "/api/admin/report-templates/{template_id}/export", Rule::Admin, 200)
         .needs(Needs::ReportTemplate),
     // Task board.
     route("GET", "/api/board", Rule::ClientRead, 200).on_client(),

@@ -2,7 +2,7 @@ import { http, HttpResponse } from 'msw'
 
 import { json, networkError, noContent, server } from '@/testing/mock-api'
 
-import { ApiError, api, apiRequest, setSessionListener } from './api-client'
+import { ApiError, api, apiDownload, apiRequest, attachmentName, setSessionListener } from './api-client'
 
 type Call = { method: string; url: string; headers: Headers; credentials: RequestCredentials; body: string }
 
@@ -189,5 +189,42 @@ describe('CSRF cookie not yet set', () => {
     const calls = mockQueue(json(403, { code: 'csrf_failed', message: 'Missing or invalid CSRF token.' }))
     await expect(api.post('/api/waitlist', {})).rejects.toMatchObject({ status: 403, code: 'csrf_failed' })
     expect(calls).toHaveLength(1)
+  })
+})
+
+describe('downloads', () => {
+  it('reads the file name of an attachment, the UTF-8 one first', () => {
+    expect(attachmentName('attachment; filename="Q3 _.pdf"; filename*=UTF-8\'\'Q3%20%C3%A9.pdf')).toBe('Q3 é.pdf')
+    expect(attachmentName('attachment; filename="plain.pdf"')).toBe('plain.pdf')
+    expect(attachmentName(null)).toBeNull()
+  })
+
+  it('saves the answer under the server\'s name after one refresh on a 401', async () => {
+    const clicked: string[] = []
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this.download)
+    })
+    const createUrl = vi.fn(() => 'blob:pdf')
+    Object.assign(URL, { createObjectURL: createUrl, revokeObjectURL: vi.fn() })
+    const calls = mockQueue(
+      json(401, { code: 'unauthenticated', message: 'Authentication required' }),
+      json(200, { user: {} }),
+      new HttpResponse(new Uint8Array([0x25, 0x50, 0x44, 0x46]), {
+        headers: { 'content-type': 'application/pdf', 'content-disposition': 'attachment; filename="r.pdf"; filename*=UTF-8\'\'Report%20A.pdf' },
+      }),
+    )
+    await expect(apiDownload('/api/reports/1/export', 'fallback.pdf')).resolves.toBe('Report A.pdf')
+    expect(calls.map((c) => c.url)).toEqual(['/api/reports/1/export', '/api/auth/refresh', '/api/reports/1/export'])
+    expect(clicked).toEqual(['Report A.pdf'])
+    expect(createUrl).toHaveBeenCalledTimes(1)
+    click.mockRestore()
+  })
+
+  it('reports a refused export as an ApiError with the server\'s message and saves nothing', async () => {
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click')
+    mockQueue(json(404, { code: 'report_not_found', message: 'Report not found' }))
+    await expect(apiDownload('/api/reports/x/export', 'x.pdf')).rejects.toMatchObject({ status: 404, message: 'Report not found' })
+    expect(click).not.toHaveBeenCalled()
+    click.mockRestore()
   })
 })

@@ -167,12 +167,8 @@ export async function recoverSession(): Promise<boolean> {
   return false
 }
 
-/**
- * Calls the API and returns the parsed JSON body (undefined for an empty body). Non-GET calls
- * carry the CSRF header. A 401 triggers one session refresh and one retry; a second 401 means
- * the user is signed out. Every failure is an {@link ApiError}.
- */
-export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+/** Sends a call with the session handling of {@link apiRequest}: CSRF retry, one refresh on a 401. */
+async function sendWithSession(path: string, options: RequestOptions): Promise<Response> {
   const hadCsrfCookie = readCookie(CSRF_COOKIE) !== null
   let response = await send(path, options)
   if (response.status === 403 && !hadCsrfCookie && (options.method ?? 'GET') !== 'GET' && readCookie(CSRF_COOKIE) !== null) {
@@ -188,9 +184,60 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
       listener.onSignedOut?.()
     }
   }
+  return response
+}
+
+/**
+ * Calls the API and returns the parsed JSON body (undefined for an empty body). Non-GET calls
+ * carry the CSRF header. A 401 triggers one session refresh and one retry; a second 401 means
+ * the user is signed out. Every failure is an {@link ApiError}.
+ */
+export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await sendWithSession(path, options)
   const body = await readBody(response)
   if (!response.ok) throw toApiError(response.status, body)
   return body as T
+}
+
+/** The file name of a `Content-Disposition` header (`filename*` first), or null. */
+export function attachmentName(header: string | null): string | null {
+  if (!header) return null
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(header)
+  if (star) {
+    try {
+      return decodeURIComponent(star[1].trim())
+    } catch {
+      // fall through to the plain name
+    }
+  }
+  const plain = /filename="([^"]*)"/i.exec(header)
+  return plain ? plain[1] : null
+}
+
+/**
+ * Downloads a file the API makes (a GET answered with an attachment) and saves it under the
+ * server's file name (or `fallbackName`), with the session handling of {@link apiRequest}.
+ * Every failure is an {@link ApiError}, so the caller says 'Export Failed' with its message.
+ */
+export async function apiDownload(path: string, fallbackName: string): Promise<string> {
+  const response = await sendWithSession(path, { method: 'GET' })
+  if (!response.ok) throw toApiError(response.status, await readBody(response))
+  const blob = await response.blob()
+  const name = attachmentName(response.headers.get('content-disposition')) ?? fallbackName
+  const url = URL.createObjectURL(blob)
+  try {
+    const link = document.createElement('a')
+    link.href = url
+    link.download = name
+    link.rel = 'noopener'
+    document.body.appendChild(link)
+    link.click()
+    link.remove()
+  } finally {
+    // Let the browser start the download before the address goes.
+    setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  }
+  return name
 }
 
 /** Short forms for the common verbs. */

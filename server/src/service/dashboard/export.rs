@@ -1,6 +1,8 @@
 //! Export of the dashboards' figures, made by the server from the same reads the screens use:
-//! XLSX (one sheet per table) or CSV (one file, a section column naming the table). Text cells
-//! are written as text in XLSX and neutralised against formulas in CSV.
+//! XLSX (one sheet per table), CSV (one file, a section column naming the table) or PDF ('Capital
+//! Optimization Dashboard', A4 portrait: one section per table, with its chart, laid out by the
+//! report export). Text cells are written as text in XLSX and neutralised against formulas in
+//! CSV.
 
 use chrono::NaiveDate;
 use rust_xlsxwriter::{Format, Workbook, XlsxError};
@@ -24,25 +26,31 @@ pub struct ExportFile {
     pub bytes: Vec<u8>,
 }
 
-/// The export formats (PDF comes with the report export).
+/// The export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     /// A workbook.
     Xlsx,
     /// Comma-separated values.
     Csv,
+    /// A PDF document.
+    Pdf,
 }
 
 impl ExportFormat {
-    /// `xlsx` or `csv` (any case); anything else is refused.
+    /// `xlsx`, `csv` or `pdf` (any case); anything else is refused.
     pub fn parse(s: Option<&str>) -> ApiResult<ExportFormat> {
         match s.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("xlsx") => Ok(ExportFormat::Xlsx),
             Some("csv") => Ok(ExportFormat::Csv),
-            _ => Err(ApiError::validation("Format must be xlsx or csv")),
+            Some("pdf") => Ok(ExportFormat::Pdf),
+            _ => Err(ApiError::validation("Format must be xlsx, csv or pdf")),
         }
     }
 }
+
+/// The title of the dashboards' PDF.
+pub const PDF_TITLE: &str = "Capital Optimization Dashboard";
 
 /// One cell of a table.
 #[derive(Debug, Clone)]
@@ -82,6 +90,109 @@ struct Table {
     title: &'static str,
     header: Vec<&'static str>,
     rows: Vec<Vec<Cell>>,
+}
+
+/// A chart drawn above a table in the PDF, from the table's own columns.
+struct TableChart {
+    kind: crate::pdf::model::ChartKind,
+    x: &'static str,
+    y: Vec<&'static str>,
+}
+
+/// A number as the screens write it (Spanish style, two decimals): `1.234.567,89`.
+fn spanish(x: f64) -> String {
+    let s = format!("{:.2}", x.abs());
+    let (int, frac) = s.split_once('.').unwrap_or((&s, "00"));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push('.');
+        }
+        grouped.push(c);
+    }
+    let sign = if x < 0.0 && s != "0.00" { "-" } else { "" };
+    format!("{sign}{grouped},{frac}")
+}
+
+/// The tables (and their charts) as a report to lay out: one section per table.
+fn pdf_report(
+    subtitle: String,
+    tables: &[Table],
+    charts: &[(usize, TableChart)],
+) -> crate::pdf::Report {
+    use crate::pdf::model::{Block, Branding, Cell as PdfCell, Chart, Section, Table as PdfTable};
+    use serde_json::{Map, Value};
+    let sections = tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let mut blocks = Vec::new();
+            for (_, c) in charts.iter().filter(|(at, _)| *at == i) {
+                let col = |name: &str| t.header.iter().position(|h| *h == name);
+                let rows: Vec<Map<String, Value>> = t
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let mut m = Map::new();
+                        for name in std::iter::once(&c.x).chain(&c.y) {
+                            let v = match col(name).and_then(|k| r.get(k)) {
+                                Some(Cell::Text(s)) => Value::from(s.as_str()),
+                                Some(Cell::Number(x)) => Value::from(*x),
+                                _ => Value::Null,
+                            };
+                            m.insert((*name).to_owned(), v);
+                        }
+                        m
+                    })
+                    .collect();
+                blocks.push(Block::Chart(Box::new(Chart {
+                    kind: c.kind,
+                    x_column: c.x.to_owned(),
+                    y_columns: c.y.iter().map(|y| (*y).to_owned()).collect(),
+                    rows,
+                    width: 640.0,
+                    height: 300.0,
+                    font_size: 10.0,
+                    ..Chart::default()
+                })));
+            }
+            let mut rows = vec![t.header.iter().map(|h| PdfCell::text(*h, true)).collect()];
+            rows.extend(t.rows.iter().map(|r| {
+                r.iter()
+                    .map(|c| {
+                        PdfCell::text(
+                            match c {
+                                Cell::Text(s) => s.clone(),
+                                Cell::Number(x) => spanish(*x),
+                                Cell::Empty => "—".into(),
+                            },
+                            false,
+                        )
+                    })
+                    .collect()
+            }));
+            blocks.push(Block::Table(PdfTable {
+                font_size: Some(9.0),
+                width_pct: None,
+                rows,
+            }));
+            Section {
+                title: t.title.to_owned(),
+                blocks,
+                ..Section::default()
+            }
+        })
+        .collect();
+    crate::pdf::Report {
+        title: PDF_TITLE.to_owned(),
+        branding: Branding {
+            subtitle,
+            font_family: "Arial".into(),
+            heading_font_family: "Arial".into(),
+            ..Branding::default()
+        },
+        sections,
+    }
 }
 
 fn xlsx(tables: &[Table]) -> Result<Vec<u8>, XlsxError> {
@@ -141,8 +252,18 @@ fn csv(tables: &[Table]) -> Vec<u8> {
     out
 }
 
-fn file(base: String, format: ExportFormat, tables: &[Table]) -> ApiResult<ExportFile> {
+async fn file(
+    base: String,
+    format: ExportFormat,
+    tables: &[Table],
+    pdf: impl FnOnce() -> crate::pdf::Report,
+) -> ApiResult<ExportFile> {
     Ok(match format {
+        ExportFormat::Pdf => ExportFile {
+            name: format!("{base}.pdf"),
+            content_type: crate::service::pdf::PDF,
+            bytes: crate::service::pdf::render(pdf(), &crate::pdf::NoAssets).await?,
+        },
         ExportFormat::Xlsx => ExportFile {
             name: format!("{base}.xlsx"),
             content_type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -297,7 +418,33 @@ pub async fn admin_export(
         Period::Quarter => "this-quarter",
         Period::Month => "this-month",
     };
-    file(format!("admin_dashboard_{slug}_{today}"), format, &tables)
+    use crate::pdf::model::ChartKind;
+    let charts = [
+        (
+            1,
+            TableChart {
+                kind: ChartKind::Area,
+                x: "Month",
+                y: vec!["Cumulative (EUR)"],
+            },
+        ),
+        (
+            2,
+            TableChart {
+                kind: ChartKind::Pie,
+                x: "Category",
+                y: vec!["Value (EUR, last 30 days)"],
+            },
+        ),
+    ];
+    let subtitle = format!("All clients · {} · {today}", period_name(period));
+    file(
+        format!("admin_dashboard_{slug}_{today}"),
+        format,
+        &tables,
+        || pdf_report(subtitle, &tables, &charts),
+    )
+    .await
 }
 
 /// A client name for a file name: letters and digits, the rest as underscores.
@@ -366,11 +513,22 @@ pub async fn client_export(
             rows: lever_rows(&d.levers),
         },
     ];
+    let charts = [(
+        1,
+        TableChart {
+            kind: crate::pdf::model::ChartKind::Bar,
+            x: "Month",
+            y: vec!["RWA savings (EUR)"],
+        },
+    )];
+    let subtitle = format!("{} · {today}", d.client_name);
     file(
         format!("capital_optimization_{}_{today}", slug(&d.client_name)),
         format,
         &tables,
+        || pdf_report(subtitle, &tables, &charts),
     )
+    .await
 }
 
 #[cfg(test)]
@@ -397,10 +555,63 @@ mod tests {
     }
 
     #[test]
-    fn formats_are_xlsx_or_csv() {
+    fn formats_are_xlsx_csv_or_pdf() {
         assert_eq!(ExportFormat::parse(None).unwrap(), ExportFormat::Xlsx);
         assert_eq!(ExportFormat::parse(Some("CSV")).unwrap(), ExportFormat::Csv);
-        assert!(ExportFormat::parse(Some("pdf")).is_err());
+        assert_eq!(ExportFormat::parse(Some("pdf")).unwrap(), ExportFormat::Pdf);
+        assert!(ExportFormat::parse(Some("docx")).is_err());
+    }
+
+    #[test]
+    fn numbers_are_written_as_on_the_screens() {
+        assert_eq!(spanish(1234567.891), "1.234.567,89");
+        assert_eq!(spanish(-12.5), "-12,50");
+        assert_eq!(spanish(0.0), "0,00");
+        assert_eq!(spanish(999.999), "1.000,00");
+    }
+
+    #[test]
+    fn the_pdf_has_a_section_per_table_and_the_charts() {
+        let t = [
+            Table {
+                title: "Summary",
+                header: vec!["Client", "RWA savings (EUR)"],
+                rows: vec![vec!["Banco <A>".into(), 1500.0.into()]],
+            },
+            Table {
+                title: "Monthly evolution",
+                header: vec!["Month", "RWA savings (EUR)"],
+                rows: vec![
+                    vec!["Jan 2026".into(), 10.0.into()],
+                    vec!["Feb 2026".into(), Cell::Empty],
+                ],
+            },
+        ];
+        let charts = [(
+            1,
+            TableChart {
+                kind: crate::pdf::model::ChartKind::Bar,
+                x: "Month",
+                y: vec!["RWA savings (EUR)"],
+            },
+        )];
+        let r = pdf_report("Banco <A> · 2026-03-01".into(), &t, &charts);
+        assert_eq!(r.title, PDF_TITLE);
+        assert_eq!(r.sections.len(), 2);
+        use crate::pdf::model::Block;
+        assert!(matches!(r.sections[0].blocks[..], [Block::Table(_)]));
+        let [Block::Chart(c), Block::Table(tb)] = &r.sections[1].blocks[..] else {
+            panic!("{:?}", r.sections[1].blocks)
+        };
+        assert_eq!(c.rows.len(), 2);
+        assert_eq!(c.rows[0]["RWA savings (EUR)"], serde_json::json!(10.0));
+        assert_eq!(tb.rows.len(), 3, "header and two rows");
+        let pdf = crate::pdf::render(&r, &crate::pdf::Resolved::default()).unwrap();
+        let text = crate::pdf::tests::pdf_text(&pdf).join(" ");
+        assert!(
+            text.contains(PDF_TITLE) && text.contains("Banco <A>") && text.contains("1.500,00"),
+            "{text}"
+        );
     }
 
     #[test]

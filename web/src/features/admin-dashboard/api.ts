@@ -9,7 +9,7 @@ import type { LeverValue } from '@/api/types/LeverValue'
 import type { OverviewBreakdown } from '@/api/types/OverviewBreakdown'
 import type { OverviewWindow } from '@/api/types/OverviewWindow'
 import type { Period } from '@/api/types/Period'
-import { api, apiRequest } from '@/lib/api-client'
+import { api, apiDownload } from '@/lib/api-client'
 import { useRealtimeTopic } from '@/lib/realtime'
 
 export type { ClientPerformance, DashboardMetrics, Evolution, EvolutionView, LeverSummary, LeverValue, OverviewBreakdown, OverviewWindow, Period }
@@ -40,15 +40,11 @@ export const getClientPerformance = (search: string) =>
 export const getClientLevers = (clientId: string) => api.get<LeverValue[]>(`/api/admin/dashboard/clients/${enc(clientId)}/levers`)
 
 /** The address of the dashboard's export (an attachment). */
-export const exportHref = (period: Period, format: 'xlsx' | 'csv') => `/api/admin/dashboard/export?period=${period}&format=${format}`
+export const exportHref = (period: Period, format: 'xlsx' | 'csv' | 'pdf') => `/api/admin/dashboard/export?period=${period}&format=${format}`
 
-/**
- * Downloads the export: a HEAD request first (the session refreshed if need be, a refusal
- * reported), then the browser downloads the attachment itself.
- */
+/** Downloads the export (one request; a refusal is an `ApiError`), saved under the server's file name. */
 export async function downloadExport(href: string): Promise<void> {
-  await apiRequest(href, { method: 'HEAD' })
-  window.location.assign(href)
+  await apiDownload(href, 'admin_dashboard')
 }
 
 /**

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 
 import type { ClientDashboard } from '@/api/types/ClientDashboard'
-import { api, apiRequest } from '@/lib/api-client'
+import { api, apiDownload } from '@/lib/api-client'
 import { useRealtimeTopic } from '@/lib/realtime'
 
 export type { ClientDashboard }
@@ -19,18 +19,14 @@ export const getClientDashboard = (clientId: string) => api.get<ClientDashboard>
 /** The realtime topic of a client's savings. */
 export const savingsTopic = (clientId: string) => `client:${clientId}:savings`
 
-export type ExportFormat = 'xlsx' | 'csv'
+export type ExportFormat = 'xlsx' | 'csv' | 'pdf'
 
 /** The address of the dashboard's export (an attachment). */
 export const exportHref = (clientId: string, format: ExportFormat) => `/api/dashboard/export?client_id=${enc(clientId)}&format=${format}`
 
-/**
- * Downloads the export: a HEAD request first (the session refreshed if need be, a refusal
- * reported), then the browser downloads the attachment itself.
- */
+/** Downloads the export (one request; a refusal is an `ApiError`), saved under the server's file name. */
 export async function downloadExport(href: string): Promise<void> {
-  await apiRequest(href, { method: 'HEAD' })
-  window.location.assign(href)
+  await apiDownload(href, 'capital_optimization')
 }
 
 /** The client's dashboard figures, refetched when its savings change (and after a reconnect). */

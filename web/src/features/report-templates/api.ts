@@ -25,6 +25,8 @@ const enc = encodeURIComponent
 
 export const listTemplates = () => api.get<ReportTemplate[]>('/api/admin/report-templates')
 export const getTemplate = (id: string) => api.get<ReportTemplate>(`/api/admin/report-templates/${enc(id)}`)
+/** 'Export Preview': the template's preview as a PDF laid out by the server (an attachment). */
+export const templatePdfPath = (id: string) => `/api/admin/report-templates/${enc(id)}/export`
 export const createTemplate = (input: NewTemplate) => api.post<ReportTemplate>('/api/admin/report-templates', input)
 export const updateTemplate = (id: string, input: TemplateEdit) =>
   apiRequest<ReportTemplate>(`/api/admin/report-templates/${enc(id)}`, { method: 'PUT', body: input })

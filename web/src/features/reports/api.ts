@@ -37,6 +37,8 @@ export const updateReport = (clientId: string, reportId: string, body: UpdateRep
   apiRequest<ReportSummary>(reportsPath(clientId, `/${id(reportId)}`), { method: 'PATCH', body })
 export const deleteReport = (clientId: string, reportId: string) =>
   apiRequest<void>(reportsPath(clientId, `/${id(reportId)}`), { method: 'DELETE' })
+/** The report as a PDF laid out by the server (an attachment). */
+export const reportPdfPath = (clientId: string, reportId: string) => reportsPath(clientId, `/${id(reportId)}/export`)
 export const createFolder = (clientId: string, body: Omit<CreateFolderRequest, 'client_id'>) =>
   api.post<ReportFolder>(reportsPath(clientId, '/folders'), { ...body, client_id: clientId })
 

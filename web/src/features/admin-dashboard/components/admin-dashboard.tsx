@@ -125,8 +125,12 @@ function Overview() {
 }
 
 function ExportMenu({ period }: { period: Period }) {
-  const run = (format: 'xlsx' | 'csv') =>
-    downloadExport(exportHref(period, format)).catch((e: unknown) => toast.error('Export Failed', errorMessage(e, 'Unable to export the dashboard. Please try again.')))
+  const run = (format: 'xlsx' | 'csv' | 'pdf') =>
+    downloadExport(exportHref(period, format))
+      .then(() => toast.success('Export Complete'))
+      .catch((e: unknown) =>
+        toast.error('Export Failed', errorMessage(e, format === 'pdf' ? 'Failed to generate PDF report' : 'Unable to export the dashboard. Please try again.')),
+      )
   return (
     <DropdownMenu>
       <DropdownMenuTrigger asChild>
@@ -137,6 +141,7 @@ function ExportMenu({ period }: { period: Period }) {
       <DropdownMenuContent align="end">
         <DropdownMenuItem onSelect={() => void run('xlsx')}>Excel (XLSX)</DropdownMenuItem>
         <DropdownMenuItem onSelect={() => void run('csv')}>CSV</DropdownMenuItem>
+        <DropdownMenuItem onSelect={() => void run('pdf')}>PDF</DropdownMenuItem>
       </DropdownMenuContent>
     </DropdownMenu>
   )

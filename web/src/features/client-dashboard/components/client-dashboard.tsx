@@ -201,7 +201,7 @@ function ExportDialog({ open, onOpenChange, clientId, clientName }: ExportProps)
       toast.success('Export Complete')
       onOpenChange(false)
     } catch (e) {
-      toast.error('Export Failed', errorMessage(e, 'Unable to export the dashboard. Please try again.'))
+      toast.error('Export Failed', errorMessage(e, format === 'pdf' ? 'Failed to generate PDF report' : 'Unable to export the dashboard. Please try again.'))
     } finally {
       setBusy(false)
     }
@@ -219,6 +219,7 @@ function ExportDialog({ open, onOpenChange, clientId, clientName }: ExportProps)
             [
               ['xlsx', 'Excel (XLSX)'],
               ['csv', 'CSV'],
+              ['pdf', 'PDF (A4 portrait)'],
             ] as const
           ).map(([value, label]) => (
             <label key={value} className="flex items-center gap-2 text-sm">

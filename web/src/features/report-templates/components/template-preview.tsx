@@ -7,19 +7,20 @@ import { Spinner } from '@/components/ui/spinner'
 import { paths } from '@/config/paths'
 import { ApiError } from '@/lib/api-client'
 import { formatDate } from '@/lib/format'
-import { toast } from '@/lib/toast'
+import { usePdfExport } from '@/hooks/use-pdf-export'
 
-import { useTemplate } from '../api'
+import { templatePdfPath, useTemplate } from '../api'
 import { paragraphsOf, typeLabel } from '../utils/templates'
 import { TemplateNotFound } from './template-not-found'
 
 /**
  * Template preview (`/admin/report-generator-templates/preview/{templateId}`): the document a new
- * report starts as, in the template's colours, fonts and orientation. Export Preview prints it
- * (the shell is left out of the print), so the browser's dialog saves it as a PDF.
+ * report starts as, in the template's colours, fonts and orientation. Export Preview downloads the
+ * PDF the server lays out from it, as a report's export does.
  */
 export function TemplatePreview({ templateId }: { templateId: string }) {
   const template = useTemplate(templateId)
+  const pdf = usePdfExport('Unable to export the preview. Please try again.')
   if (template.error instanceof ApiError && template.error.status === 404) return <TemplateNotFound />
   if (template.isError) {
     return (
@@ -45,14 +46,8 @@ export function TemplatePreview({ templateId }: { templateId: string }) {
           <ArrowLeft className="size-4" /> Back to templates
         </Link>
         <div className="flex gap-2">
-          <Button
-            variant="outline"
-            onClick={() => {
-              toast.success('Export Ready', 'Use the print dialog to save as PDF.')
-              window.print()
-            }}
-          >
-            <Download /> Export Preview
+          <Button variant="outline" disabled={pdf.busy} aria-busy={pdf.busy} onClick={() => void pdf.run(templatePdfPath(t.id), `${t.name}.pdf`)}>
+            {pdf.busy ? <Spinner /> : <Download />} Export Preview
           </Button>
           <Button asChild>
             <Link to={paths.admin.templateEdit.getHref(t.id)}>

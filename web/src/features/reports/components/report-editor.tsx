@@ -23,7 +23,9 @@ import { closeMessage } from '@/lib/close-codes'
 import type { DocumentConnection } from '@/lib/collab-provider'
 import { toast } from '@/lib/toast'
 
-import { useLiveReport, useReport, useUpdateReport } from '../api'
+import { usePdfExport } from '@/hooks/use-pdf-export'
+
+import { reportPdfPath, useLiveReport, useReport, useUpdateReport } from '../api'
 import { useReportDocument } from '../hooks/use-report-document'
 import { applyServer, changedFields, hasUnsaved, initialMeta } from '../utils/report-meta'
 import {
@@ -253,10 +255,9 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
     })
   }
 
-  const exportPdf = () => {
-    toast.info('Export Ready', 'Use the print dialog to save as PDF.')
-    window.print()
-  }
+  // The server lays the PDF out from the shared document (every co-editor's latest edits).
+  const pdf = usePdfExport('Unable to export the report. Please try again.')
+  const exportPdf = () => void pdf.run(reportPdfPath(report.client_id, report.id), `${meta.saved.name || 'report'}.pdf`)
 
   return (
     <div className="mx-auto flex max-w-7xl flex-col gap-4 lg:flex-row">
@@ -327,8 +328,8 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
                   </Button>
                 </>
               )}
-              <Button variant="outline" onClick={exportPdf}>
-                <FileDown /> Export PDF
+              <Button variant="outline" onClick={exportPdf} disabled={pdf.busy} aria-busy={pdf.busy}>
+                {pdf.busy ? <Spinner /> : <FileDown />} Export PDF
               </Button>
             </div>
           </div>

@@ -80,8 +80,9 @@ export const QUESTIONS: Question[] = [
     question: 'How do I export reports?',
     answer: (
       <p>
-        Open a report in the Report Generator and press Export PDF: your browser&apos;s print dialog opens, where you choose Save as PDF. The
-        Dashboard&apos;s Export button downloads its figures as an Excel (XLSX) or CSV file. The results of a processed file (each exposure with its
+        Open a report in the Report Generator and press Export PDF: the report downloads as a PDF, with its charts, tables, images, branding,
+        page numbers and its sections as the PDF&apos;s bookmarks. The Dashboard&apos;s Export button downloads its figures as an Excel (XLSX),
+        CSV or PDF file. The results of a processed file (each exposure with its
         proposed risk weight, saving and regulatory basis) download from Our Files.
       </p>
     ),
