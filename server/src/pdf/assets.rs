@@ -117,69 +117,37 @@ pub struct Resolved {
     pub chart_rows: HashMap<usize, Vec<Map<String, Value>>>,
 }
 
-fn be16(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from(u16::from_be_bytes([*b.get(i)?, *b.get(i + 1)?])))
-}
-fn le16(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?])))
-}
-fn be32(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from(u32::from_be_bytes(
-        b.get(i..i + 4)?.try_into().ok()?,
-    )))
-}
-fn le24(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from(*b.get(i)?) | u64::from(*b.get(i + 1)?) << 8 | u64::from(*b.get(i + 2)?) << 16)
+/// The format and size (width, height) of an image, read from its header by the image
+/// decoder; `None` for anything that is not a PNG, JPEG, GIF or WebP.
+pub fn sniff(b: &[u8]) -> Option<(ImageKind, u64, u64)> {
+    let reader = image::ImageReader::new(std::io::Cursor::new(b))
+        .with_guessed_format()
+        .ok()?;
+    let kind = match reader.format()? {
+        image::ImageFormat::Png => ImageKind::Png,
+        image::ImageFormat::Jpeg => ImageKind::Jpeg,
+        image::ImageFormat::Gif => ImageKind::Gif,
+        image::ImageFormat::WebP => ImageKind::Webp,
+        _ => return None,
+    };
+    let (w, h) = reader.into_dimensions().ok()?;
+    Some((kind, u64::from(w), u64::from(h)))
 }
 
-/// The format and size (width, height) of an image, read from its header; `None` for anything
-/// that is not a PNG, JPEG, GIF or WebP.
-pub fn sniff(b: &[u8]) -> Option<(ImageKind, u64, u64)> {
-    if b.starts_with(b"\x89PNG\r\n\x1a\n") && b.get(12..16) == Some(b"IHDR") {
-        return Some((ImageKind::Png, be32(b, 16)?, be32(b, 20)?));
-    }
-    if b.starts_with(b"GIF87a") || b.starts_with(b"GIF89a") {
-        return Some((ImageKind::Gif, le16(b, 6)?, le16(b, 8)?));
-    }
-    if b.starts_with(b"RIFF") && b.get(8..12) == Some(b"WEBP") {
-        let (w, h) = match b.get(12..16)? {
-            b"VP8 " => (le16(b, 26)? & 0x3fff, le16(b, 28)? & 0x3fff),
-            b"VP8L" => {
-                let bits = u32::from_le_bytes(b.get(21..25)?.try_into().ok()?);
-                (
-                    u64::from(bits & 0x3fff) + 1,
-                    u64::from((bits >> 14) & 0x3fff) + 1,
-                )
-            }
-            b"VP8X" => (le24(b, 24)? + 1, le24(b, 27)? + 1),
-            _ => return None,
-        };
-        return Some((ImageKind::Webp, w, h));
-    }
-    if b.starts_with(&[0xff, 0xd8]) {
-        let mut i = 2;
-        while i + 4 <= b.len() {
-            if b[i] != 0xff {
-                i += 1;
-                continue;
-            }
-            let marker = b[i + 1];
-            if marker == 0xff {
-                i += 1;
-                continue;
-            }
-            if matches!(marker, 0xd0..=0xd9 | 0x01) {
-                i += 2;
-                continue;
-            }
-            let len = be16(b, i + 2)? as usize;
-            if matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc) {
-                return Some((ImageKind::Jpeg, be16(b, i + 7)?, be16(b, i + 5)?));
-            }
-            i += 2 + len;
-        }
-    }
-    None
+/// Whether the whole image decodes (a header can be right over a broken body, which would fail
+/// the layout): run on the export's blocking thread, within [`MAX_IMAGE_PIXELS`].
+pub fn decodes(img: &ReadyImage) -> bool {
+    let format = match img.kind {
+        ImageKind::Png => image::ImageFormat::Png,
+        ImageKind::Jpeg => image::ImageFormat::Jpeg,
+        ImageKind::Gif => image::ImageFormat::Gif,
+        ImageKind::Webp => image::ImageFormat::WebP,
+    };
+    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(&img.bytes), format);
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_IMAGE_PIXELS * 4 + (16 << 20));
+    reader.limits(limits);
+    reader.decode().is_ok()
 }
 
 /// The bytes as an image the PDF can draw, or `None`.
@@ -269,21 +237,60 @@ mod tests {
     use super::super::fixture::png;
     use super::*;
 
+    fn encoded(format: image::ImageFormat) -> Vec<u8> {
+        let img = image::RgbaImage::from_pixel(4, 3, image::Rgba([10, 20, 30, 255]));
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::DynamicImage::ImageRgba8(img)
+            .write_to(&mut out, format)
+            .unwrap();
+        out.into_inner()
+    }
+
     #[test]
     fn image_headers_give_format_and_size() {
         assert_eq!(sniff(&png(2, 1, [255, 0, 0])), Some((ImageKind::Png, 2, 1)));
-        let gif = b"GIF89a\x10\x00\x20\x00rest";
-        assert_eq!(sniff(gif), Some((ImageKind::Gif, 16, 32)));
-        // JPEG: SOI, an APP0 segment, then SOF0 with height 300 and width 400.
-        let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00];
-        jpeg.extend([0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0x2c, 0x01, 0x90, 0x03]);
-        assert_eq!(sniff(&jpeg), Some((ImageKind::Jpeg, 400, 300)));
-        let mut webp = b"RIFF\0\0\0\0WEBPVP8X\0\0\0\0\0\0\0\0".to_vec();
-        webp.extend([0x63, 0x00, 0x00, 0xc7, 0x00, 0x00]);
-        assert_eq!(sniff(&webp), Some((ImageKind::Webp, 100, 200)));
+        for (format, kind) in [
+            (image::ImageFormat::Gif, ImageKind::Gif),
+            (image::ImageFormat::WebP, ImageKind::Webp),
+        ] {
+            assert_eq!(sniff(&encoded(format)), Some((kind, 4, 3)), "{format:?}");
+        }
+        let jpeg = {
+            let img = image::RgbImage::from_pixel(4, 3, image::Rgb([10, 20, 30]));
+            let mut out = std::io::Cursor::new(Vec::new());
+            image::DynamicImage::ImageRgb8(img)
+                .write_to(&mut out, image::ImageFormat::Jpeg)
+                .unwrap();
+            out.into_inner()
+        };
+        assert_eq!(sniff(&jpeg), Some((ImageKind::Jpeg, 4, 3)));
         assert_eq!(sniff(b"<svg xmlns=...>"), None);
         assert_eq!(sniff(b"\x89PNG\r\n\x1a\n"), None, "truncated");
         assert_eq!(sniff(&[0xff, 0xd8, 0xff]), None);
+    }
+
+    #[test]
+    fn an_image_whose_body_is_broken_does_not_decode() {
+        let good = ready(
+            ImageAsset {
+                bytes: png(2, 1, [0, 0, 255]),
+                content_type: "image/png".into(),
+            },
+            0,
+        )
+        .unwrap();
+        assert!(decodes(&good));
+        // The header of a PNG and nothing after it: sniffed as a 1 x 1 PNG, not drawable.
+        let mut broken = png(1, 1, [0, 0, 255]);
+        broken.truncate(33);
+        let broken = ready(
+            ImageAsset {
+                bytes: broken,
+                content_type: "image/png".into(),
+            },
+            0,
+        );
+        assert!(broken.is_none_or(|b| !decodes(&b)));
     }
 
     #[test]

@@ -76,7 +76,10 @@ pub fn compile(markup: String, files: Vec<(String, Vec<u8>)>) -> Result<Vec<u8>,
 
 /// The PDF of a report whose assets were resolved (see [`resolve`]).
 pub fn render(report: &Report, resolved: &Resolved) -> Result<Vec<u8>, PdfError> {
-    let source = markup::source(report, resolved);
+    // An image whose body does not decode is shown as unavailable, like a missing one.
+    let mut usable = resolved.clone();
+    usable.images.retain(|_, img| assets::decodes(img));
+    let source = markup::source(report, &usable);
     compile(source.markup, source.files)
 }
 

@@ -65,15 +65,6 @@ pub fn file(name: &str, bytes: Vec<u8>) -> ExportFile {
     }
 }
 
-/// What a report's PDF asks about its images and charts' sources.
-///
-/// The report's media (its images and uploaded data files) and the client's datasets are
-/// served by the report media storage; until that storage is connected here, a chart draws
-/// the rows stored with it in the document and an image is shown as unavailable.
-pub fn report_assets() -> Box<dyn AssetResolver> {
-    Box::new(pdf::NoAssets)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

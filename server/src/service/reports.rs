@@ -196,7 +196,7 @@ pub async fn export_pdf(
     actor: &Actor,
     id: &ReportId,
 ) -> ApiResult<crate::service::dashboard::export::ExportFile> {
-    let (row, _scope) = load(state, actor, id, Need::Read).await?;
+    let (row, scope) = load(state, actor, id, Need::Read).await?;
     let update = state.collab.document_state_v1(id).await.map_err(|reason| {
         ApiError::Internal(anyhow::anyhow!(
             "could not read the document of report {id}: {reason:?}"
@@ -204,8 +204,13 @@ pub async fn export_pdf(
     })?;
     let report = crate::pdf::model::read_report_v1(&update, &row.name)
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("report {id}: {e}")))?;
-    let assets = super::pdf::report_assets();
-    let bytes = super::pdf::render(report, assets.as_ref()).await?;
+    let assets = super::report_media::assets::ReportAssets::new(
+        state,
+        &scope,
+        row.id.as_str(),
+        row.client_id.as_str(),
+    );
+    let bytes = super::pdf::render(report, &assets).await?;
     Ok(super::pdf::file(&row.name, bytes))
 }
 

@@ -286,3 +286,11 @@ pub(crate) fn pdf_outline(pdf: &[u8]) -> Vec<(usize, String)> {
     }
     out
 }
+
+/// The number of raster images over all pages of a PDF (read with pdf_oxide).
+pub(crate) fn pdf_image_count(pdf: &[u8]) -> usize {
+    let doc = pdf_oxide::document::PdfDocument::from_bytes(pdf.to_vec()).expect("a PDF");
+    (0..doc.page_count().unwrap())
+        .map(|i| doc.extract_images(i).map(|v| v.len()).unwrap_or(0))
+        .sum()
+}

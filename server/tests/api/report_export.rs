@@ -221,3 +221,116 @@ async fn a_template_based_report_and_the_template_preview_export_in_its_branding
     }
     assert!(pdf_text(&pdf).contains("CRR Article 116."));
 }
+
+/// Appends an image node and a chart of an uploaded file (with no rows of its own) to the first
+/// section, as the editor writes them.
+async fn insert_media(app: &TestApp, id: &str, image: &str, broken: &str, table: &str) {
+    let state = app.state.collab.document_state_v1(id).await.unwrap();
+    let doc = yrs::Doc::new();
+    {
+        use yrs::updates::decoder::Decode;
+        doc.transact_mut()
+            .apply_update(yrs::Update::decode_v1(&state).unwrap())
+            .unwrap();
+    }
+    let first = collab::report::sections_of(&doc)[0].id.clone();
+    let frag = doc.get_or_insert_xml_fragment(collab::report::fragment_name(&first).as_str());
+    let before = doc.transact().state_vector();
+    {
+        let mut txn = doc.transact_mut();
+        for (media, alt) in [(image, "Stored picture"), (broken, "Broken picture")] {
+            let img = frag.push_back(&mut txn, XmlElementPrelim::empty("image"));
+            img.insert_attribute(&mut txn, "mediaId", media);
+            img.insert_attribute(&mut txn, "src", format!("/api/reports/{id}/media/{media}"));
+            img.insert_attribute(&mut txn, "alt", alt);
+        }
+        let chart = frag.push_back(&mut txn, XmlElementPrelim::empty("chart"));
+        for (k, v) in [
+            ("chartId", "6f1c1d7e-0000-4000-8000-000000000001".to_owned()),
+            ("chartType", "bar".to_owned()),
+            ("title", "Savings by quarter".to_owned()),
+            ("xColumn", "Quarter".to_owned()),
+            ("yColumns", r#"["Savings"]"#.to_owned()),
+            ("rows", "[]".to_owned()),
+            (
+                "source",
+                json!({"kind": "media", "mediaId": table, "sheet": ""}).to_string(),
+            ),
+        ] {
+            chart.insert_attribute(&mut txn, k, v);
+        }
+    }
+    let update = doc.transact().encode_state_as_update_v1(&before);
+    app.state.collab.apply_update(id, update).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_report_exports_its_stored_images_and_charts_of_its_uploaded_files() {
+    let app = TestApp::spawn().await;
+    let user = app.login(USER_A).await;
+    let id = create(&user, json!({"name": "Media disclosure"})).await;
+    let picture = {
+        let img = image::RgbImage::from_pixel(40, 20, image::Rgb([30, 80, 160]));
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::DynamicImage::ImageRgb8(img)
+            .write_to(&mut out, image::ImageFormat::Png)
+            .unwrap();
+        out.into_inner()
+    };
+    let (st, image) = crate::report_media::upload(&user, &id, "logo.png", picture).await;
+    assert_eq!(st, StatusCode::CREATED, "{image}");
+    // A PNG header over nothing: accepted as an upload, drawn as unavailable, never a failure.
+    let (st, broken) =
+        crate::report_media::upload(&user, &id, "broken.png", crate::report_media::png()).await;
+    assert_eq!(st, StatusCode::CREATED, "{broken}");
+    let csv = b"Quarter,Savings\nQ1-2026,120\nQ2-2026,180\nQ3-2026,240\n".to_vec();
+    let (st, table) = crate::report_media::upload(&user, &id, "quarters.csv", csv).await;
+    assert_eq!(st, StatusCode::CREATED, "{table}");
+    insert_media(
+        &app,
+        &id,
+        image["id"].as_str().unwrap(),
+        broken["id"].as_str().unwrap(),
+        table["id"].as_str().unwrap(),
+    )
+    .await;
+
+    let r = user.get(&format!("/api/reports/{id}/export")).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let pdf = r.bytes().await.unwrap();
+    let text = pdf_text(&pdf);
+    // The chart was drawn from the file's rows, read from storage (the node holds none).
+    for expected in [
+        "Savings by quarter",
+        "Q1-2026",
+        "Q3-2026",
+        "Image unavailable: Broken picture",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing from {text}");
+    }
+    assert!(
+        !text.contains("Image unavailable: Stored picture"),
+        "{text}"
+    );
+    assert_eq!(
+        pdf_image_count(&pdf),
+        1,
+        "the stored picture, and the chart as vectors"
+    );
+
+    // Once the picture is deleted, the export still succeeds and says so.
+    let image_id = image["id"].as_str().unwrap();
+    let (st, _) = send(
+        &user,
+        reqwest::Method::DELETE,
+        &format!("/api/reports/{id}/media/{image_id}"),
+        None,
+    )
+    .await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    let r = user.get(&format!("/api/reports/{id}/export")).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let pdf = r.bytes().await.unwrap();
+    assert!(pdf_text(&pdf).contains("Image unavailable: Stored picture"));
+    assert_eq!(pdf_image_count(&pdf), 0);
+}

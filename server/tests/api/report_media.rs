@@ -31,7 +31,12 @@ async fn new_report(s: &Session, client: &str, name: &str) -> String {
     v["id"].as_str().unwrap().to_string()
 }
 
-async fn upload(s: &Session, report: &str, name: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
+pub(crate) async fn upload(
+    s: &Session,
+    report: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (StatusCode, Value) {
     let csrf = s.cookie("capopt_csrf").unwrap_or_default();
     let form = reqwest::multipart::Form::new().part(
         "file",
@@ -74,7 +79,7 @@ async fn media_rows_in_db(app: &TestApp) -> i64 {
 }
 
 /// A PNG's signature and header chunk (enough to be recognised).
-fn png() -> Vec<u8> {
+pub(crate) fn png() -> Vec<u8> {
     let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0".to_vec();
     v.extend([0x1f, 0x15, 0xc4, 0x89]);
     v

@@ -12,6 +12,7 @@
 //! time ([`rows`]). The report's readers (its client's members, viewers included, and
 //! administrators) list, read and view; its writers upload and delete.
 
+pub mod assets;
 pub mod datasets;
 
 use std::path::Path;
