@@ -10,6 +10,9 @@ use serde_json::{Map, Value};
 
 use super::model::{Block, Chart, ChartSource, MAX_CHART_ROWS, Report};
 
+/// Rows of a chart's data, one JSON object per row.
+type Rows = Vec<Map<String, Value>>;
+
 /// Largest image drawn, in pixels (larger ones would be decoded into too much memory).
 pub const MAX_IMAGE_PIXELS: u64 = 40_000_000;
 
@@ -211,7 +214,7 @@ pub async fn resolve(
             }
         }
     }
-    let mut by_source: Vec<(&ChartSource, Option<Vec<Map<String, Value>>>)> = Vec::new();
+    let mut by_source: Vec<(&ChartSource, Option<Rows>)> = Vec::new();
     for (n, chart) in charts.iter().enumerate() {
         let Some(source) = &chart.source else {
             continue;
