@@ -59,6 +59,9 @@ pub(crate) struct Args {
     /// The server's `RUN_NICE` (unset: the server's default).
     #[arg(long)]
     run_nice: Option<u8>,
+    /// The server's `RUN_IDLE` (unset: the server's default, idle engine threads).
+    #[arg(long)]
+    run_idle: Option<bool>,
     /// Administrators watching, each with the runs view and File Management open.
     #[arg(long, default_value_t = 20)]
     admins: usize,
@@ -274,6 +277,8 @@ struct Results {
     generator_nice: i32,
     /// The server's niceness (its main thread), read while it ran.
     server_nice: i32,
+    /// `RUN_IDLE` as given (`null`: the server's default, idle engine threads).
+    run_idle: Option<bool>,
     runs: usize,
     rows_each: usize,
     file_mb: f64,
@@ -516,6 +521,10 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
     ];
     if let Some(n) = &nice {
         envs.push(("RUN_NICE", n.as_str()));
+    }
+    let idle = args.run_idle.map(|i| i.to_string());
+    if let Some(i) = &idle {
+        envs.push(("RUN_IDLE", i.as_str()));
     }
     let mut inst =
         common::start_instance_with(&bin, &dir.0.join("data"), None, None, &envs).await?;
@@ -1134,6 +1143,7 @@ pub(crate) async fn run(args: Args) -> anyhow::Result<bool> {
         load_average_after: load_after,
         generator_nice: common::own_nice(),
         server_nice,
+        run_idle: args.run_idle,
         runs: args.runs,
         rows_each: args.rows,
         file_mb,

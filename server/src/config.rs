@@ -104,6 +104,12 @@ pub struct Config {
     /// increment, 0 to 19; Linux), so runs use the cores the requests leave.
     #[arg(long, env = "RUN_NICE", default_value_t = 10, value_parser = clap::value_parser!(u8).range(0..=19))]
     pub run_nice: u8,
+    /// Whether the engine threads of a run are also scheduled as idle work (Linux `SCHED_IDLE`):
+    /// a web worker that wakes up then takes the core from them at once, rather than when the
+    /// scheduler's fairness says, so the sockets and requests keep their latency while runs use
+    /// what is left. `false` keeps them as normal threads at `RUN_NICE`.
+    #[arg(long, env = "RUN_IDLE", default_value_t = true, action = clap::ArgAction::Set)]
+    pub run_idle: bool,
     /// Seconds a claimed run's lease lasts without a heartbeat; a run whose lease expired is
     /// claimed again by any instance.
     #[arg(long, env = "RUN_LEASE_SECS", default_value_t = 15)]
@@ -217,6 +223,9 @@ impl Config {
             run_concurrency: 2,
             run_threads: 0,
             run_nice: 10,
+            // Tests share the cores with each other: idle-policy engine threads would wait for
+            // every other test's threads.
+            run_idle: false,
             run_lease_secs: 15,
             llm_base_url: None,
             llm_model: None,

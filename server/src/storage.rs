@@ -37,6 +37,51 @@ pub const PART_SIZE: usize = 5 * 1024 * 1024;
 /// Objects younger than this are never swept: their row may still be on its way.
 pub const ORPHAN_MIN_AGE: Duration = Duration::from_secs(3600);
 
+/// Temporary files untouched for this long are left over from a process that stopped before it
+/// removed them (a crash, a kill) and are swept; a file in use is younger (uploads and outputs
+/// are written to as they go, and a run reads its copy within minutes).
+pub const TEMP_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
+
+/// The path of a temporary file, which removes the file when dropped, like
+/// [`tempfile::TempPath`], but on the blocking pool when a Tokio runtime is current: an unlink
+/// waits for the file system's journal, and an async worker must never wait for the disk.
+#[derive(Debug)]
+pub struct TempPath(Option<tempfile::TempPath>);
+
+impl TempPath {
+    fn inner(&self) -> &tempfile::TempPath {
+        self.0
+            .as_ref()
+            .expect("a TempPath holds its path until dropped")
+    }
+}
+
+impl std::ops::Deref for TempPath {
+    type Target = FsPath;
+
+    fn deref(&self) -> &FsPath {
+        self.inner()
+    }
+}
+
+impl AsRef<FsPath> for TempPath {
+    fn as_ref(&self) -> &FsPath {
+        self.inner()
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let Some(path) = self.0.take() else { return };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn_blocking(move || drop(path));
+            }
+            Err(_) => drop(path),
+        }
+    }
+}
+
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -320,12 +365,22 @@ impl Storage {
         &self.temp_dir
     }
 
-    /// A new temporary file in [`Storage::temp_dir`], removed when dropped.
-    pub fn temp_file(&self) -> std::io::Result<tempfile::NamedTempFile> {
-        std::fs::create_dir_all(&self.temp_dir)?;
-        tempfile::Builder::new()
-            .prefix("capopt-")
-            .tempfile_in(&self.temp_dir)
+    /// A new temporary file in [`Storage::temp_dir`]: the open file and its path, which removes
+    /// the file when dropped. Created on the blocking pool: creating a file waits for the file
+    /// system's journal, which under heavy writes (runs writing their outputs) can take a long
+    /// time, and an async worker that waits holds back every socket it serves.
+    pub async fn temp_file(&self) -> std::io::Result<(std::fs::File, TempPath)> {
+        let dir = self.temp_dir.clone();
+        tokio::task::spawn_blocking(move || {
+            std::fs::create_dir_all(&dir)?;
+            let (file, path) = tempfile::Builder::new()
+                .prefix("capopt-")
+                .tempfile_in(&dir)?
+                .into_parts();
+            Ok((file, TempPath(Some(path))))
+        })
+        .await
+        .map_err(std::io::Error::other)?
     }
 
     /// A new key for an uploaded original of `client` (`clients/{client}/input/{uuid}.{ext}`,
@@ -515,10 +570,10 @@ impl Storage {
 
     /// The object under `key` copied into a temporary file of [`Storage::temp_dir`] (removed
     /// when the returned value is dropped), streamed.
-    pub async fn input_to_temp(&self, key: &ObjectKey) -> StorageResult<tempfile::TempPath> {
+    pub async fn input_to_temp(&self, key: &ObjectKey) -> StorageResult<TempPath> {
         let (_, mut stream) = self.get_stream(key).await?;
-        let temp = self.temp_file()?.into_temp_path();
-        let mut file = tokio::fs::File::create(&temp).await?;
+        let (file, temp) = self.temp_file().await?;
+        let mut file = tokio::fs::File::from_std(file);
         while let Some(chunk) = stream.next().await {
             file.write_all(&chunk?).await?;
         }
@@ -547,6 +602,35 @@ impl Storage {
             Err(object_store::Error::NotFound { .. }) => Ok(false),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Removes the files in [`Storage::temp_dir`] last modified more than `max_age` ago (see
+    /// [`TEMP_MAX_AGE`]); returns how many. On the blocking pool.
+    pub async fn sweep_temp(&self, max_age: Duration) -> std::io::Result<usize> {
+        let dir = self.temp_dir.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut removed = 0;
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(e) => e,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+                Err(e) => return Err(e),
+            };
+            for entry in entries {
+                let entry = entry?;
+                let Ok(meta) = entry.metadata() else { continue };
+                let old = meta
+                    .modified()
+                    .ok()
+                    .and_then(|m| m.elapsed().ok())
+                    .is_some_and(|age| age > max_age);
+                if meta.is_file() && old && std::fs::remove_file(entry.path()).is_ok() {
+                    removed += 1;
+                }
+            }
+            Ok(removed)
+        })
+        .await
+        .map_err(std::io::Error::other)?
     }
 
     /// Every key under `clients/` (the sweeper and tests).

@@ -3,9 +3,9 @@
 //! content is noted ([`Seen`]: size, head, NUL bytes), and is refused with 413 as soon as it
 //! passes its bound, without reading more.
 
+use crate::storage::TempPath;
 use axum::extract::multipart::{Field, MultipartError};
 use axum::http::{HeaderMap, header};
-use tempfile::TempPath;
 use tokio::io::AsyncWriteExt;
 
 use crate::error::{ApiError, ApiResult};
@@ -53,11 +53,11 @@ pub async fn receive_field(
     max_bytes: u64,
     too_large: &str,
 ) -> ApiResult<(TempPath, Seen)> {
-    let temp = state
+    let (file, path) = state
         .storage
         .temp_file()
+        .await
         .map_err(|e| ApiError::Internal(e.into()))?;
-    let (file, path) = temp.into_parts();
     let mut file = tokio::fs::File::from_std(file);
     let mut seen = Seen::default();
     while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {

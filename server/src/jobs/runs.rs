@@ -393,8 +393,12 @@ async fn work(
     let started = Instant::now();
     // A local store's object is read in place (objects are written once and never changed);
     // another store's is copied into a temporary file first.
-    let original = match local_object(&state.storage, &key) {
-        Some(p) if p.is_file() => Original::InPlace(p),
+    let in_place = match local_object(&state.storage, &key) {
+        Some(p) if tokio::fs::metadata(&p).await.is_ok_and(|m| m.is_file()) => Some(p),
+        _ => None,
+    };
+    let original = match in_place {
+        Some(p) => Original::InPlace(p),
         _ => Original::Temp(
             state
                 .storage
@@ -421,8 +425,11 @@ async fn work(
         }
         n => n,
     };
-    let out_file = state.storage.temp_file().map_err(|e| internal(run, e))?;
-    let (out_file, out_path) = out_file.into_parts();
+    let (out_file, out_path) = state
+        .storage
+        .temp_file()
+        .await
+        .map_err(|e| internal(run, e))?;
     let shared2 = shared.clone();
     let country = input.country.clone();
     let enhanced = lever.is_none();
@@ -469,7 +476,10 @@ async fn work(
         })
     };
     let fetched = started.elapsed();
-    let nice = state.config.run_nice;
+    let priority = EnginePriority {
+        nice: state.config.run_nice,
+        idle: state.config.run_idle,
+    };
     let (count_path, count_shared) = (original_path.clone(), shared2.clone());
     // The reporting date, kept with the result so the decisions can be evaluated again as they
     // were (the explainability screens).
@@ -589,7 +599,7 @@ async fn work(
             analyse()
         })
     };
-    let engine_result = on_engine_thread(nice, engine)
+    let engine_result = on_engine_thread(priority, engine)
         .await
         .map_err(|e| internal(run, e))??;
     drop(original);
@@ -723,7 +733,7 @@ fn local_object(storage: &Storage, key: &ObjectKey) -> Option<std::path::PathBuf
 /// The original a run reads: the stored object itself, or a temporary copy (removed on drop).
 enum Original {
     InPlace(std::path::PathBuf),
-    Temp(tempfile::TempPath),
+    Temp(crate::storage::TempPath),
 }
 
 impl Original {
@@ -768,30 +778,52 @@ impl Classified {
     }
 }
 
-/// Runs `work` on a thread of its own whose scheduling priority is lowered by `nice` (Linux: the
-/// nice value is per thread, and the engine's worker threads, started from it, inherit it), so a
-/// run takes the cores the web requests leave instead of competing with them as equals. A thread
-/// per run rather than the blocking pool, whose threads are reused and could not get their
-/// priority back. A panic in `work` ends as an error.
-async fn on_engine_thread<T: Send + 'static>(
+/// How a run's engine threads are scheduled beside the web workers (`RUN_NICE`, `RUN_IDLE`).
+#[derive(Debug, Clone, Copy)]
+struct EnginePriority {
+    /// Nice increment over the server's own.
     nice: u8,
+    /// Linux `SCHED_IDLE`: preempted at once by any normal thread that wakes up.
+    idle: bool,
+}
+
+/// Runs `work` on a thread of its own whose scheduling priority is lowered (Linux: the nice value
+/// and the policy are per thread, and the engine's worker threads, started from it, inherit
+/// them), so a run takes the cores the web requests leave instead of competing with them as
+/// equals. A thread per run rather than the blocking pool, whose threads are reused and could not
+/// get their priority back. A panic in `work` ends as an error.
+async fn on_engine_thread<T: Send + 'static>(
+    priority: EnginePriority,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> std::io::Result<T> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("run-engine".into())
         .spawn(move || {
-            lower_priority(nice);
+            lower_priority(priority);
             let _ = tx.send(work());
         })?;
     rx.await
         .map_err(|_| std::io::Error::other("the engine thread ended without a result"))
 }
 
-/// Lowers the calling thread's scheduling priority by `nice` (a no-op at 0 and off Linux). The
-/// standard library has no thread priority: two libc calls, the crate's one use of `unsafe`.
+/// Lowers the calling thread's scheduling priority (nothing at nice 0 without idle, and off
+/// Linux). The standard library has no thread priority: a few libc calls, the crate's one use of
+/// `unsafe`.
 #[allow(unsafe_code)]
-fn lower_priority(nice: u8) {
+fn lower_priority(EnginePriority { nice, idle }: EnginePriority) {
+    #[cfg(target_os = "linux")]
+    if idle {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` lives across the call, which only reads it; pid 0 is the calling
+        // thread. Lowering a thread's own policy needs no privilege.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } != 0 {
+            tracing::warn!(
+                error = %std::io::Error::last_os_error(),
+                "could not schedule the engine thread as idle work"
+            );
+        }
+    }
     #[cfg(target_os = "linux")]
     if nice > 0 {
         // SAFETY: gettid and setpriority/getpriority take plain integers and touch no memory of
@@ -810,7 +842,7 @@ fn lower_priority(nice: u8) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = nice;
+    let _ = (nice, idle);
 }
 
 /// Logs an internal failure and gives the user a plain message.
@@ -896,10 +928,21 @@ mod tests {
     }
 
     #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn own_policy() -> i32 {
+        // SAFETY: a plain query of the calling thread's policy.
+        unsafe { libc::sched_getscheduler(0) }
+    }
+
+    const fn priority(nice: u8, idle: bool) -> EnginePriority {
+        EnginePriority { nice, idle }
+    }
+
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn the_engine_thread_and_the_threads_it_starts_run_at_a_lower_priority() {
         let base = own_priority();
-        let (engine, worker) = on_engine_thread(7, || {
+        let (engine, worker) = on_engine_thread(priority(7, false), || {
             let worker = std::thread::spawn(own_priority).join().unwrap();
             (own_priority(), worker)
         })
@@ -909,12 +952,37 @@ mod tests {
         assert_eq!((engine, worker), (expected, expected));
         // The caller's thread keeps its priority; 0 changes nothing.
         assert_eq!(own_priority(), base);
-        assert_eq!(on_engine_thread(0, own_priority).await.unwrap(), base);
+        assert_eq!(
+            on_engine_thread(priority(0, false), own_priority)
+                .await
+                .unwrap(),
+            base
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn idle_engine_threads_and_their_workers_are_scheduled_as_idle_work() {
+        let normal = own_policy();
+        let (engine, worker) = on_engine_thread(priority(10, true), || {
+            let worker = std::thread::spawn(own_policy).join().unwrap();
+            (own_policy(), worker)
+        })
+        .await
+        .unwrap();
+        assert_eq!((engine, worker), (libc::SCHED_IDLE, libc::SCHED_IDLE));
+        assert_eq!(own_policy(), normal, "the caller's thread keeps its policy");
+        assert_eq!(
+            on_engine_thread(priority(10, false), own_policy)
+                .await
+                .unwrap(),
+            normal
+        );
     }
 
     #[tokio::test]
     async fn a_panic_on_the_engine_thread_is_an_error() {
-        let r = on_engine_thread(0, || -> u8 { panic!("engine failure") }).await;
+        let r = on_engine_thread(priority(0, false), || -> u8 { panic!("engine failure") }).await;
         assert!(r.is_err());
     }
 }

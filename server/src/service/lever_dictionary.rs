@@ -164,7 +164,7 @@ pub struct CategoryInput {
 #[derive(Debug)]
 pub struct ReceivedFile {
     /// The temporary file.
-    pub path: tempfile::TempPath,
+    pub path: crate::storage::TempPath,
     /// The name the browser sent.
     pub name: String,
     /// What was seen of it.

@@ -79,7 +79,7 @@ pub struct ProfileInput {
 #[derive(Debug)]
 pub struct ReceivedImage {
     /// The temporary file.
-    pub path: tempfile::TempPath,
+    pub path: crate::storage::TempPath,
     /// What was seen of it.
     pub seen: Seen,
 }

@@ -42,6 +42,19 @@ fn temp_files(app: &TestApp) -> usize {
         .unwrap_or(0)
 }
 
+/// The temporary files left once their removal, which runs on the blocking pool after the request
+/// ended, has had up to 10 s to happen.
+async fn temp_files_left(app: &TestApp) -> usize {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let n = temp_files(app);
+        if n == 0 || std::time::Instant::now() > deadline {
+            return n;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 async fn upload_to(
     s: &Session,
     path: &str,
@@ -238,7 +251,11 @@ async fn upload_refusals_store_nothing() {
         "{:?}",
         stored_objects(&app)
     );
-    assert_eq!(temp_files(&app), 0, "temporary files are removed");
+    assert_eq!(
+        temp_files_left(&app).await,
+        0,
+        "temporary files are removed"
+    );
     let (_, list) = s.json("/api/files").await;
     assert_eq!(list.as_array().unwrap().len(), 0);
 }
@@ -287,13 +304,13 @@ async fn upload_list_get_download_and_delete() {
         &format!("clients/{}/", got["clientId"].as_str().unwrap()),
     );
     let out_key = server::storage::ObjectKey::parse(&key).unwrap();
-    let tmp = app.state.storage.temp_file().unwrap();
-    std::fs::write(tmp.path(), b"PK\x03\x04 processed").unwrap();
+    let tmp = app.state.storage.temp_file().await.unwrap().1;
+    std::fs::write(&tmp, b"PK\x03\x04 processed").unwrap();
     app.state
         .storage
         .put_file(
             &out_key,
-            tmp.path(),
+            &tmp,
             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         )
         .await
@@ -483,7 +500,7 @@ async fn inspection_stores_nothing_and_suggests_a_mapping() {
     assert!(c["leverId"].is_string(), "{v}");
     assert!(!c["competitors"].as_array().unwrap().is_empty());
     assert!(stored_objects(&app).is_empty());
-    assert_eq!(temp_files(&app), 0);
+    assert_eq!(temp_files_left(&app).await, 0);
     let (_, list) = s.json("/api/files").await;
     assert_eq!(list.as_array().unwrap().len(), 0);
     // The same refusals as an upload.
@@ -760,11 +777,11 @@ async fn the_sweeper_removes_only_old_unreferenced_objects() {
     let (_, me) = s.json("/api/auth/me").await;
     let client: server::ids::ClientId = me["client"]["id"].as_str().unwrap().into();
     let key = server::storage::Storage::input_key(&client, "orphan.csv");
-    let tmp = app.state.storage.temp_file().unwrap();
-    std::fs::write(tmp.path(), b"a,b\n1,2\n").unwrap();
+    let tmp = app.state.storage.temp_file().await.unwrap().1;
+    std::fs::write(&tmp, b"a,b\n1,2\n").unwrap();
     app.state
         .storage
-        .put_file(&key, tmp.path(), "text/csv")
+        .put_file(&key, &tmp, "text/csv")
         .await
         .unwrap();
     assert_eq!(stored_objects(&app).len(), 2);
@@ -825,7 +842,7 @@ async fn a_large_upload_is_streamed_in_parts_and_read_back_whole() {
         csv.len().to_string()
     );
     assert!(r.bytes().await.unwrap() == csv.as_bytes());
-    assert_eq!(temp_files(&app), 0);
+    assert_eq!(temp_files_left(&app).await, 0);
 }
 
 #[tokio::test]

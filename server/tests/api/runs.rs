@@ -32,11 +32,11 @@ pub(crate) fn generated_csv(lever: analysis::model::Lever, rows: usize, seed: u6
 /// Stores `bytes` as an uploaded original of `client` and inserts its file row: its id.
 pub(crate) async fn stored_file(app: &TestApp, client: &str, name: &str, bytes: &[u8]) -> String {
     let key = server::storage::Storage::input_key(&client.into(), name);
-    let tmp = app.state.storage.temp_file().unwrap();
-    std::fs::write(tmp.path(), bytes).unwrap();
+    let tmp = app.state.storage.temp_file().await.unwrap().1;
+    std::fs::write(&tmp, bytes).unwrap();
     app.state
         .storage
-        .put_file(&key, tmp.path(), "text/csv")
+        .put_file(&key, &tmp, "text/csv")
         .await
         .unwrap();
     let id = uuid::Uuid::new_v4().to_string();
@@ -996,6 +996,8 @@ async fn spawn_server(
         .env("DEMO_PASSWORD", DEMO_PASSWORD)
         .env("RUN_LEASE_SECS", "3")
         .env("RUN_THREADS", "1")
+        // Shares the cores with the other tests: idle-policy engine threads would wait for them.
+        .env("RUN_IDLE", "false")
         .env("MAX_UPLOAD_MB", "200")
         .env("RUST_LOG", "warn")
         .env_remove("REDIS_URL")

@@ -29,9 +29,9 @@ fn bytes(n: usize, seed: u64) -> Vec<u8> {
 }
 
 async fn put(storage: &Storage, key: &ObjectKey, data: &[u8]) -> Result<u64, StorageError> {
-    let tmp = storage.temp_file().unwrap();
-    std::fs::write(tmp.path(), data).unwrap();
-    storage.put_file(key, tmp.path(), "text/csv").await
+    let tmp = storage.temp_file().await.unwrap().1;
+    std::fs::write(&tmp, data).unwrap();
+    storage.put_file(key, &tmp, "text/csv").await
 }
 
 async fn suite(storage: Storage) {
@@ -138,6 +138,45 @@ async fn suite(storage: Storage) {
         assert!(ObjectKey::parse(bad).is_err(), "{bad}");
     }
     assert!(ObjectKey::parse(key.as_str()).is_ok());
+}
+
+/// A temporary file's path removes the file when dropped (on the blocking pool inside a runtime),
+/// and the sweeper removes temporary files left over from a stopped process, not recent ones.
+#[tokio::test]
+async fn temporary_files_are_removed_on_drop_and_stale_ones_swept() {
+    let root = temp_dir();
+    let storage = Storage::local(&root.join("objects"), root.join("tmp")).unwrap();
+    let (_, path) = storage.temp_file().await.unwrap();
+    let p = path.to_path_buf();
+    assert!(p.is_file());
+    drop(path);
+    let gone = tokio::time::timeout(Duration::from_secs(10), async {
+        while p.exists() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    assert!(gone.is_ok(), "the dropped temporary file is still there");
+
+    let stale = root.join("tmp").join("capopt-left-over");
+    std::fs::write(&stale, b"partial").unwrap();
+    let day_ago = std::time::SystemTime::now() - Duration::from_secs(25 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(day_ago)
+        .unwrap();
+    let (_, fresh) = storage.temp_file().await.unwrap();
+    assert_eq!(
+        storage
+            .sweep_temp(server::storage::TEMP_MAX_AGE)
+            .await
+            .unwrap(),
+        1
+    );
+    assert!(!stale.exists());
+    assert!(fresh.is_file(), "a file in use is kept");
 }
 
 #[tokio::test]

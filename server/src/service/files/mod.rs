@@ -196,7 +196,7 @@ pub struct UploadResult {
 #[derive(Debug)]
 pub struct Received {
     /// The temporary file.
-    pub path: tempfile::TempPath,
+    pub path: crate::storage::TempPath,
     /// The name the browser sent.
     pub name: String,
     /// Size, head and NUL bytes.
@@ -711,6 +711,11 @@ pub fn start_sweeper(state: &AppState) {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(removed = n, "removed orphan report media objects"),
                 Err(e) => tracing::warn!(error = %e, "report media orphan sweep failed"),
+            }
+            match state.storage.sweep_temp(crate::storage::TEMP_MAX_AGE).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(removed = n, "removed stale temporary files"),
+                Err(e) => tracing::warn!(error = %e, "temporary file sweep failed"),
             }
         }
     });

@@ -396,7 +396,7 @@ pub async fn recipe(
 /// The original a recipe reads: the stored object itself, or a temporary copy.
 enum Original {
     InPlace(PathBuf),
-    Temp(tempfile::TempPath),
+    Temp(crate::storage::TempPath),
 }
 
 impl Original {
@@ -411,7 +411,7 @@ impl Original {
 async fn original(state: &AppState, key: &ObjectKey) -> ApiResult<Original> {
     if let Backend::Local(root) = state.storage.backend() {
         let p = root.join(key.as_str());
-        if p.is_file() {
+        if tokio::fs::metadata(&p).await.is_ok_and(|m| m.is_file()) {
             return Ok(Original::InPlace(p));
         }
     }

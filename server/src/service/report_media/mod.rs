@@ -183,7 +183,7 @@ pub struct DataTable {
 #[derive(Debug)]
 pub struct ReceivedMedia {
     /// The temporary file.
-    pub path: tempfile::TempPath,
+    pub path: crate::storage::TempPath,
     /// The name the browser sent.
     pub name: String,
     /// Size, head and NUL bytes.
