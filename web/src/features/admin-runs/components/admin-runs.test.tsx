@@ -96,6 +96,31 @@ describe('AdminRuns', () => {
     expect(await screen.findByText('Cancellation requested')).toBeInTheDocument()
   })
 
+  it('shows a completed run\'s savings, with basis points only when they could be computed', async () => {
+    useAuthStore.setState({ status: 'authenticated', user: makeUser({ role: 'admin' }) })
+    const result = (savingsRwas: number, savingsBps: number) => ({
+      leverId: 'l-1', leverName: 'Public Sector Entities (PSE)', savingsRwas, savingsBps, confidence: null,
+      rows: 10, matched: 10, notMatched: 0, errors: 0, mappedColumns: 5, classification: null,
+      checks: { errorRows: 0, unreadableValues: 0, flaggedRows: 0, totalsReconciled: true },
+    })
+    const done = { state: 'completed' as const, stage: 'done' as const, percent: 100 }
+    const items = [
+      row(snap({ ...done, result: result(1234567, 2.5) }), 'computed.csv'),
+      row(snap({ ...done, id: 'run-2', result: result(285945103544, 0) }), 'too-large.csv'),
+    ]
+    mockApi({
+      'GET /api/admin/runs': () => json(200, { items, total: items.length, page: 1, pageSize: 10 }),
+      'GET /api/clients': () => json(200, [{ id: 'c-a', name: 'Bank A' }]),
+    })
+    renderRoutes([{ path: '/admin/processing-runs', element: <AdminRuns /> }], '/admin/processing-runs')
+    const table = await screen.findByRole('table', { name: 'Processing runs' })
+    const withBps = await within(table).findByRole('row', { name: /computed\.csv/ })
+    expect(withBps).toHaveTextContent('2,50 bps')
+    const withoutBps = within(table).getByRole('row', { name: /too-large\.csv/ })
+    expect(withoutBps).toHaveTextContent('285.945.103.544')
+    expect(withoutBps).not.toHaveTextContent('bps')
+  })
+
   it('filters by status and client on the server, back to the first page', async () => {
     useAuthStore.setState({ status: 'authenticated', user: makeUser({ role: 'admin' }) })
     const calls = mockApi({

@@ -9,7 +9,7 @@ import { Select } from '@/components/ui/select'
 import { errorMessage } from '@/lib/api-client'
 import { useClientList } from '@/lib/clients-api'
 import { cn } from '@/lib/cn'
-import { formatBps, formatEur } from '@/lib/format'
+import { formatBpsUnit, formatEur } from '@/lib/format'
 import { toast } from '@/lib/toast'
 
 import {
@@ -217,7 +217,10 @@ function runColumns(now: number, onRetry: (r: AdminRun) => void, onCancel: (r: A
         if (r.result)
           return (
             <span className="text-xs text-slate-700">
-              {formatEur(r.result.savingsRwas)} · {formatBps(r.result.savingsBps)} bps
+              {formatEur(r.result.savingsRwas)}
+              {/* No basis points without the client's figures (or when the savings exceed its
+                  RWAs): shown as absent, as in File Management, not as 0,00. */}
+              {r.result.savingsBps > 0 ? ` · ${formatBpsUnit(r.result.savingsBps)}` : ''}
             </span>
           )
         return '-'
