@@ -79,8 +79,7 @@ struct Results {
     /// The server as configured by default (`RUN_NICE=10`, `RUN_IDLE=true`).
     concurrent: Concurrent,
     /// The same with the engine threads at the web requests' priority (`RUN_NICE=0`,
-    /// `RUN_IDLE=false`), in the
-    /// same run, for comparison.
+    /// `RUN_IDLE=false`), in the same run, for comparison.
     concurrent_nice0: Concurrent,
     passed: bool,
 }

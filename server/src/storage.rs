@@ -82,6 +82,26 @@ impl Drop for TempPath {
     }
 }
 
+/// A stored object as a file to read: the object itself in a local store (objects are written
+/// once and never changed), else a temporary copy, removed when this is dropped.
+#[derive(Debug)]
+pub enum Readable {
+    /// The local store's own file.
+    InPlace(PathBuf),
+    /// A copy of the object.
+    Temp(TempPath),
+}
+
+impl Readable {
+    /// The file to read.
+    pub fn path(&self) -> &FsPath {
+        match self {
+            Readable::InPlace(p) => p,
+            Readable::Temp(t) => t,
+        }
+    }
+}
+
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -566,6 +586,26 @@ impl Storage {
         let got = self.store.get(&key.path()).await?;
         let size = got.meta.size;
         Ok((size, got.into_stream().map_err(StorageError::from).boxed()))
+    }
+
+    /// The file of the object under `key` in a local store (`None` for other stores); it may not
+    /// exist.
+    pub fn local_path(&self, key: &ObjectKey) -> Option<PathBuf> {
+        match &self.backend {
+            Backend::Local(root) => Some(root.join(key.as_str())),
+            Backend::S3 { .. } => None,
+        }
+    }
+
+    /// The object under `key` as a file to read: read in place from a local store, copied into a
+    /// temporary file from any other ([`Storage::input_to_temp`]).
+    pub async fn readable(&self, key: &ObjectKey) -> StorageResult<Readable> {
+        if let Some(p) = self.local_path(key)
+            && tokio::fs::metadata(&p).await.is_ok_and(|m| m.is_file())
+        {
+            return Ok(Readable::InPlace(p));
+        }
+        Ok(Readable::Temp(self.input_to_temp(key).await?))
     }
 
     /// The object under `key` copied into a temporary file of [`Storage::temp_dir`] (removed

@@ -3,7 +3,6 @@
 //! content is noted ([`Seen`]: size, head, NUL bytes), and is refused with 413 as soon as it
 //! passes its bound, without reading more.
 
-use crate::storage::TempPath;
 use axum::extract::multipart::{Field, MultipartError};
 use axum::http::{HeaderMap, header};
 use tokio::io::AsyncWriteExt;
@@ -11,6 +10,7 @@ use tokio::io::AsyncWriteExt;
 use crate::error::{ApiError, ApiResult};
 use crate::service::files::kind::Seen;
 use crate::state::AppState;
+use crate::storage::TempPath;
 
 /// A malformed multipart body, as a 400 naming what the parser found.
 pub fn multipart_error(e: MultipartError) -> ApiError {

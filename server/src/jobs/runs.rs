@@ -391,22 +391,11 @@ async fn work(
         .await
         .map_err(|e| internal(run, e))?;
     let started = Instant::now();
-    // A local store's object is read in place (objects are written once and never changed);
-    // another store's is copied into a temporary file first.
-    let in_place = match local_object(&state.storage, &key) {
-        Some(p) if tokio::fs::metadata(&p).await.is_ok_and(|m| m.is_file()) => Some(p),
-        _ => None,
-    };
-    let original = match in_place {
-        Some(p) => Original::InPlace(p),
-        _ => Original::Temp(
-            state
-                .storage
-                .input_to_temp(&key)
-                .await
-                .map_err(|e| internal(run, e))?,
-        ),
-    };
+    let original = state
+        .storage
+        .readable(&key)
+        .await
+        .map_err(|e| internal(run, e))?;
     if shared.cancel.load(Ordering::Acquire) {
         return Err("Cancelled".into());
     }
@@ -666,7 +655,7 @@ async fn work(
         OutputKind::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     };
     let key = Storage::output_key(&run.client_id.clone().into(), &s.output_file_name);
-    match local_object(&state.storage, &key) {
+    match state.storage.local_path(&key) {
         // A local store: the finished file becomes the object by a hard link (same file system,
         // `DATA_DIR`), which fails if the key exists, so the object is still written once.
         Some(target) => {
@@ -720,29 +709,6 @@ async fn work(
         result,
         facts,
     })
-}
-
-/// The file of an object of a local store (`None` for other stores).
-fn local_object(storage: &Storage, key: &ObjectKey) -> Option<std::path::PathBuf> {
-    match storage.backend() {
-        crate::storage::Backend::Local(root) => Some(root.join(key.as_str())),
-        crate::storage::Backend::S3 { .. } => None,
-    }
-}
-
-/// The original a run reads: the stored object itself, or a temporary copy (removed on drop).
-enum Original {
-    InPlace(std::path::PathBuf),
-    Temp(crate::storage::TempPath),
-}
-
-impl Original {
-    fn path(&self) -> &std::path::Path {
-        match self {
-            Original::InPlace(p) => p,
-            Original::Temp(t) => t,
-        }
-    }
 }
 
 enum Engined {

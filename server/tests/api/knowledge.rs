@@ -371,9 +371,8 @@ async fn documents_left_processing_by_a_crash_are_claimed_again_or_failed() {
     let mut ids = Vec::new();
     for attempts in [1, server::service::knowledge::MAX_ATTEMPTS] {
         let key = server::storage::Storage::knowledge_key("x.txt");
-        let tmp = app.state.storage.temp_file().await.unwrap().1;
-        std::fs::write(&tmp, txt()).unwrap();
-        let path = tmp;
+        let path = app.state.storage.temp_file().await.unwrap().1;
+        std::fs::write(&path, txt()).unwrap();
         app.state
             .storage
             .put_file(&key, &path, "text/plain")

@@ -16,7 +16,6 @@
 //! builds its own: it is derived data, never written anywhere.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use analysis::engine::{Engine, EngineContext, Flags};
@@ -33,7 +32,7 @@ use crate::db::insights::InsightRunRow;
 use crate::error::{ApiError, ApiResult};
 use crate::service::runs::{RunOptions, RunResult};
 use crate::state::AppState;
-use crate::storage::{Backend, ObjectKey};
+use crate::storage::{ObjectKey, Readable};
 
 /// Memory the cached indexes of one instance may take.
 pub const CACHE_BYTES: usize = 192 << 20;
@@ -394,29 +393,9 @@ pub async fn recipe(
 }
 
 /// The original a recipe reads: the stored object itself, or a temporary copy.
-enum Original {
-    InPlace(PathBuf),
-    Temp(crate::storage::TempPath),
-}
-
-impl Original {
-    fn path(&self) -> &std::path::Path {
-        match self {
-            Original::InPlace(p) => p,
-            Original::Temp(t) => t,
-        }
-    }
-}
-
-async fn original(state: &AppState, key: &ObjectKey) -> ApiResult<Original> {
-    if let Backend::Local(root) = state.storage.backend() {
-        let p = root.join(key.as_str());
-        if tokio::fs::metadata(&p).await.is_ok_and(|m| m.is_file()) {
-            return Ok(Original::InPlace(p));
-        }
-    }
-    match state.storage.input_to_temp(key).await {
-        Ok(t) => Ok(Original::Temp(t)),
+async fn original(state: &AppState, key: &ObjectKey) -> ApiResult<Readable> {
+    match state.storage.readable(key).await {
+        Ok(r) => Ok(r),
         Err(crate::storage::StorageError::NotFound(_)) => {
             Err(unavailable("its file's original is no longer stored"))
         }
