@@ -21,6 +21,7 @@ pub const MULTILINE_FIELDS: &[&str] = &[
     "notes",
     "comment",
     "reason",
+    "templateContent",
 ];
 
 fn refused(field: &str) -> ApiError {

@@ -9,50 +9,12 @@ import { readFileSync } from 'node:fs'
 
 import { expect, test } from '@playwright/test'
 
-import { apiCall, csrfToken, login, newPage, screenshot } from './support/browser.mjs'
+import { apiCall, login, newPage, screenshot } from './support/browser.mjs'
 import { ACCOUNTS } from './support/server.mjs'
+import { processHandPseFile as processHandFile } from './support/runs.mjs'
 import { useServer } from './support/suite.mjs'
 
 const env = useServer()
-
-/** The hand-computed file of the server's API tests (server/tests/api/insights.rs). */
-const HAND_PSE = [
-  'Exposure_ID,Counterparty,NIF,Exposure_Amount,Current_Risk_Weight,Maturity (months),Currency',
-  'EXP-ADIF-24M,Administrador de Infraestructuras Ferroviarias,Q2801660H,1000000,100,24,EUR',
-  'EXP-AEAT-2M,Agencia Estatal de Administracion Tributaria,Q2826000H,500000,100,2,EUR',
-  'EXP-BAD-NIF,Entidad Desconocida,Q9999999J,250000,100,24,EUR',
-  '',
-].join('\n')
-
-/** The manual mode's mapping of the hand file (standard column to the file's column). */
-const MAPPING = {
-  Exposure_ID: 'Exposure_ID',
-  Legal_Name: 'Counterparty',
-  NIF: 'NIF',
-  Exposure_Amount: 'Exposure_Amount',
-  Current_Risk_Weight: 'Current_Risk_Weight',
-  Maturity: 'Maturity (months)',
-  Currency: 'Currency',
-}
-
-/** Uploads the hand file for manual PSE processing from the page's session; waits for its run. */
-async function processHandFile(page, name) {
-  const context = page.context()
-  if (!(await csrfToken(context))) await context.request.get('/api/health')
-  const response = await context.request.post('/api/files', {
-    headers: { 'X-CSRF-Token': await csrfToken(context) },
-    multipart: {
-      file: { name, mimeType: 'text/csv', buffer: Buffer.from(HAND_PSE) },
-      options: JSON.stringify({ mode: 'manual', leverId: 'lever-pse', process: true, mapping: MAPPING, riskWeightFormat: 'percent', maturityUnit: 'months' }),
-    },
-  })
-  expect(response.status()).toBe(201)
-  const { run } = await response.json()
-  await expect
-    .poll(async () => (await apiCall(page, 'GET', `/api/runs/${run.id}`)).body.state, { timeout: 60_000 })
-    .toBe('completed')
-  return run.id
-}
 
 test('the real decision tree of a hand-computed PSE exposure, its tokens, confidence and history, and the export', async ({ browser }) => {
   const member = await newPage(browser, env.server.baseUrl)

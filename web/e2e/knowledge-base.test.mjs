@@ -34,7 +34,7 @@ test('an administrator uploads, finds and deletes a knowledge base document', as
   const uploads = admin.getByRole('group', { name: 'Total Uploads' }).getByTestId('kb-stat-value')
   await expect(uploads).toHaveText(String(before.totalUploads))
   await expect(admin.getByRole('group', { name: 'Categories' }).getByTestId('kb-stat-value')).toHaveText('4')
-  await expect(admin.getByRole('tab')).toHaveText(['Overview', 'Single lever doc upload', 'Bulk lever doc upload'])
+  await expect(admin.getByRole('tab')).toHaveText(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Settings'])
 
   // The server refuses a .doc with the message the screen gives before sending one.
   await admin.request.get('/api/health')
@@ -131,5 +131,58 @@ test('a bulk upload answers each document: one completed, one failed with its re
   const { body: docs } = await apiCall(admin, 'GET', '/api/admin/knowledge/documents')
   expect(docs.map((d) => d.name).sort()).toEqual(expect.arrayContaining(['Guidelines.txt', 'Latin1.txt']))
   expect(docs.some((d) => d.name === 'Old memo.doc')).toBe(false)
+  expect(admin.errors).toEqual([])
+})
+
+test('the chunk size is changed in Settings and a re-index applies it to the documents', async ({ browser }) => {
+  const admin = await newPage(browser, env.server.baseUrl)
+  await login(admin, ACCOUNTS.admin)
+  await expect(admin).toHaveURL(/\/admin\/dashboard/)
+  await admin.request.get('/api/health')
+  const words = Array.from({ length: 240 }, (_, i) => `passage${i}`).join(' ')
+  const sent = await admin.request.post('/api/admin/knowledge/documents', {
+    headers: { 'X-CSRF-Token': await csrfToken(admin.context()) },
+    multipart: { category: 'Assets', files: { name: 'Chunked.txt', mimeType: 'text/plain', buffer: Buffer.from(`${TXT}\n${words}\n`) } },
+  })
+  expect(sent.status()).toBe(201)
+  const [{ id }] = await sent.json()
+  const doc = async () => (await apiCall(admin, 'GET', `/api/admin/knowledge/documents/${id}`)).body
+  await expect.poll(async () => (await doc()).status, { timeout: 30_000 }).toBe('completed')
+  const before = await doc()
+  expect(before.chunkWords).toBe(200)
+
+  await admin.goto('/admin/knowledge-base')
+  await admin.getByRole('tab', { name: 'Settings' }).click()
+  const field = admin.getByLabel('Words per chunk')
+  await expect(field).toHaveValue('200')
+  await expect(admin.getByText(/English \(stemming and stop words/)).toBeVisible()
+  await field.fill('20')
+  await admin.getByRole('button', { name: 'Save Settings' }).click()
+  await expect(admin.getByRole('alert').filter({ hasText: 'Chunk size must be a whole number of words from 50 to 1000.' })).toBeVisible()
+  expect((await apiCall(admin, 'GET', '/api/admin/knowledge/settings')).body.chunkWords).toBe(200)
+
+  await field.fill('50')
+  await admin.getByRole('button', { name: 'Save Settings' }).click()
+  await expect(admin.getByText('Settings saved')).toBeVisible()
+  await expect(admin.getByTestId('kb-stale')).toContainText(/indexed with another chunk size/)
+  await expect(admin.getByText(/by Alicia Admin/)).toBeVisible()
+  await screenshot(admin, 'knowledge-base-settings')
+
+  await admin.getByRole('button', { name: 'Re-index all documents' }).click()
+  const confirm = admin.getByRole('dialog', { name: 'Re-index the knowledge base' })
+  await expect(confirm).toContainText('50-word chunks')
+  await confirm.getByRole('button', { name: 'Re-index' }).click()
+  await expect(admin.getByText('Re-index started')).toBeVisible()
+  await expect(admin.getByTestId('kb-stale')).toHaveText('Every completed document is indexed with the current chunk size.', { timeout: 30_000 })
+  await expect.poll(async () => (await doc()).status, { timeout: 30_000 }).toBe('completed')
+  const after = await doc()
+  expect(after.chunkWords).toBe(50)
+  expect(after.chunkCount).toBeGreaterThan(before.chunkCount)
+  const { body: hits } = await apiCall(admin, 'GET', '/api/admin/knowledge/search?q=passage7')
+  expect(hits.filter((h) => h.documentId === id)).toHaveLength(1)
+  await screenshot(admin, 'knowledge-base-reindexed')
+
+  // Put the default back for the other tests of the suite.
+  expect((await apiCall(admin, 'PUT', '/api/admin/knowledge/settings', { chunkWords: 200 })).status).toBe(200)
   expect(admin.errors).toEqual([])
 })

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use analysis::aggregate::{GroupSummary, TopRow};
 
-use super::{AiError, AiProvider, ExposureData, FileData, Progress, QaContext};
+use super::{AiError, AiProvider, ExposureData, FileData, KnowledgeData, Progress, QaContext};
 use crate::service::qa::facts::RunFacts;
 
 /// Rows listed at most in a ranking (top savings, concentrations).
@@ -45,6 +45,32 @@ pub enum Intent {
     Risks,
     /// Missing fields, entities not in the reference data.
     Opportunities,
+    /// What the regulation says: answered from the knowledge base.
+    Regulatory,
+}
+
+/// Whether a question asks what the regulation says (the knowledge base answers it).
+pub fn is_regulatory(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase());
+    has(
+        &q,
+        &[
+            "article",
+            " art.",
+            " art ",
+            " crr",
+            "regulation",
+            "regulatory",
+            "basel",
+            " eba ",
+            "directive",
+            "legal basis",
+            "which rule",
+            "what rule",
+            "the rule",
+            "the law",
+        ],
+    )
 }
 
 fn has(q: &str, words: &[&str]) -> bool {
@@ -112,9 +138,27 @@ pub fn intents(question: &str) -> Vec<Intent> {
             "size",
             "portfolio",
         ],
-    ) || (out.is_empty() && q.contains("exposure"))
+    ) || (out.is_empty() && q.contains("exposure") && !is_regulatory(question))
     {
         out.push(Intent::Totals);
+    }
+    if is_regulatory(question) {
+        // What the regulation says, and the client's figures only when it asks about them too.
+        let own = format!(" {q} ");
+        if !has(
+            &own,
+            &[
+                " my ",
+                " our ",
+                "file",
+                "portfolio",
+                "these exposures",
+                "this exposure",
+            ],
+        ) {
+            out.clear();
+        }
+        out.push(Intent::Regulatory);
     }
     out.sort();
     out.dedup();
@@ -728,6 +772,54 @@ fn section_exposure(w: &mut Writer, e: &ExposureData) {
     );
 }
 
+/// Passages quoted in a regulatory answer at most.
+const PASSAGES: usize = 3;
+/// Characters of a passage quoted at most.
+const PASSAGE_CHARS: usize = 700;
+
+fn pages(k: &KnowledgeData) -> Option<String> {
+    match (k.page_from, k.page_to) {
+        (Some(a), Some(b)) if b > a => Some(format!("pages {a}-{b}")),
+        (Some(a), _) => Some(format!("page {a}")),
+        _ => None,
+    }
+}
+
+fn quote(text: &str) -> String {
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if t.chars().count() <= PASSAGE_CHARS {
+        return t;
+    }
+    let cut: String = t.chars().take(PASSAGE_CHARS).collect();
+    let end = cut.rfind(' ').unwrap_or(cut.len());
+    format!("{}…", &cut[..end])
+}
+
+fn section_regulatory(w: &mut Writer, ctx: &QaContext) {
+    w.header("What the regulation says");
+    if ctx.knowledge.is_empty() {
+        w.bullet(
+            "The knowledge base holds no passage about this. An administrator can upload the \
+             regulation's text in the AI Knowledge Base; I answer regulatory questions from it.",
+        );
+        return;
+    }
+    for k in ctx.knowledge.iter().take(PASSAGES) {
+        let mut source = vec![k.document_name.clone()];
+        if let Some(a) = k.article.as_deref().filter(|a| !a.is_empty()) {
+            source.push(a.to_string());
+        }
+        if let Some(p) = pages(k) {
+            source.push(p);
+        }
+        w.kv("Source", &source.join(", "));
+        if let Some(h) = k.heading.as_deref().filter(|h| !h.is_empty()) {
+            w.kv("Section", h);
+        }
+        w.bullet(&quote(&k.text));
+    }
+}
+
 /// The text the engine cannot answer.
 pub const CANNOT_ANSWER: &str = "I can't answer that from your files' analysis results.";
 
@@ -737,6 +829,11 @@ pub fn answer(question: &str, ctx: &QaContext) -> String {
         out: String::new(),
         n: 0,
     };
+    let intents = intents(question);
+    if ctx.files.is_empty() && intents.contains(&Intent::Regulatory) {
+        section_regulatory(&mut w, ctx);
+        return w.out;
+    }
     if ctx.files.is_empty() {
         w.header("No analysed files");
         w.bullet(&match &ctx.focus {
@@ -759,7 +856,6 @@ pub fn answer(question: &str, ctx: &QaContext) -> String {
             count(ctx.more_matches)
         ));
     }
-    let intents = intents(question);
     if ctx.exposures.is_empty() && !ctx.not_found.is_empty() {
         w.header("Exposure not found");
         w.bullet(&format!(
@@ -783,6 +879,7 @@ pub fn answer(question: &str, ctx: &QaContext) -> String {
             Intent::Findings => section_findings(&mut w, ctx),
             Intent::Risks => section_risks(&mut w, ctx),
             Intent::Opportunities => section_opportunities(&mut w, ctx),
+            Intent::Regulatory => section_regulatory(&mut w, ctx),
         }
     }
     if w.out.is_empty() {
@@ -791,8 +888,8 @@ pub fn answer(question: &str, ctx: &QaContext) -> String {
         w.bullet(
             "I can answer: total exposures (count, amount, by asset class), key findings \
              (savings, matched share, biggest savings), main risk factors (concentrations, \
-             unmatched and flagged exposures), optimisation opportunities, and questions naming \
-             an exposure id, NIF or LEI.",
+             unmatched and flagged exposures), optimisation opportunities, questions naming \
+             an exposure id, NIF or LEI, and what the regulation says (from the knowledge base).",
         );
     }
     w.out
@@ -801,10 +898,19 @@ pub fn answer(question: &str, ctx: &QaContext) -> String {
 /// The data a model is given: every section the engine can write about the context (the same
 /// figures, in the same words), so that a model's answer can be checked against it.
 pub fn data_text(ctx: &QaContext) -> String {
-    answer(
+    let mut data = answer(
         "total exposures, key findings, main risk factors, optimisation opportunities",
         ctx,
-    )
+    );
+    if ctx.regulatory {
+        let only_passages = QaContext {
+            files: Vec::new(),
+            ..ctx.clone()
+        };
+        data.push('\n');
+        data.push_str(&answer("article", &only_passages));
+    }
+    data
 }
 
 #[cfg(test)]
@@ -848,6 +954,55 @@ mod tests {
             vec![Intent::Risks]
         );
         assert_eq!(intents("The number of exposures"), vec![Intent::Totals]);
+    }
+
+    #[test]
+    fn regulatory_questions_are_answered_from_the_knowledge_base() {
+        assert_eq!(
+            intents("What does Article 116 say about public sector entities?"),
+            vec![Intent::Regulatory]
+        );
+        assert_eq!(
+            intents("Which CRR rule lowers the risk weight of regional governments?"),
+            vec![Intent::Regulatory]
+        );
+        assert_eq!(
+            intents("Which regulation explains the risk factors in my file?"),
+            vec![Intent::Risks, Intent::Regulatory]
+        );
+        assert!(!is_regulatory("What are the main risk factors?"));
+        assert!(!is_regulatory("Key findings for the partial file"));
+
+        let mut ctx = QaContext {
+            client_name: "Bank".into(),
+            regulatory: true,
+            ..QaContext::default()
+        };
+        let none = answer("What does Article 116 say?", &ctx);
+        assert!(
+            none.starts_with("1. What the regulation says\n- The knowledge base holds no passage"),
+            "{none}"
+        );
+        ctx.knowledge.push(KnowledgeData {
+            document_name: "crr.pdf".into(),
+            heading: Some("Part Three > Article 116".into()),
+            page_from: Some(12),
+            page_to: Some(13),
+            article: Some("Article 116(1)".into()),
+            text:
+                "Exposures to public sector entities shall be  risk-weighted\naccording to Table 2."
+                    .into(),
+        });
+        let a = answer("What does Article 116 say?", &ctx);
+        assert_eq!(
+            a,
+            "1. What the regulation says\n- Source: crr.pdf, Article 116(1), pages 12-13\n\
+             - Section: Part Three > Article 116\n\
+             - Exposures to public sector entities shall be risk-weighted according to Table 2.\n"
+        );
+        // A model is given the passages with the figures.
+        assert!(data_text(&ctx).contains("Article 116(1), pages 12-13"));
+        assert!(quote(&"word ".repeat(300)).chars().count() <= PASSAGE_CHARS + 1);
     }
 
     #[test]

@@ -60,6 +60,23 @@ pub struct ExposureData {
     pub detail: InsightDecisionDetail,
 }
 
+/// A passage of the regulatory knowledge base a question is about.
+#[derive(Debug, Clone, Default)]
+pub struct KnowledgeData {
+    /// The document's name.
+    pub document_name: String,
+    /// The headings above it, outermost first.
+    pub heading: Option<String>,
+    /// First page.
+    pub page_from: Option<i64>,
+    /// Last page.
+    pub page_to: Option<i64>,
+    /// The articles it cites or holds ("Article 116(2), Article 117").
+    pub article: Option<String>,
+    /// Its text.
+    pub text: String,
+}
+
 /// Everything a provider may use to answer: the caller's own data, nothing else.
 #[derive(Debug, Clone, Default)]
 pub struct QaContext {
@@ -77,6 +94,10 @@ pub struct QaContext {
     pub more_matches: u64,
     /// Files whose run could not be searched for the named identifiers.
     pub unsearchable: Vec<String>,
+    /// A regulatory question: the knowledge base was searched for it.
+    pub regulatory: bool,
+    /// The passages of the knowledge base found for it, best first.
+    pub knowledge: Vec<KnowledgeData>,
     /// The caller's latest earlier messages of the conversation, oldest first: (`user` or
     /// `assistant`, text). A model reads them for follow-up questions; the built-in engine
     /// answers each question on its own.

@@ -11,10 +11,11 @@ use super::extract::AdminActor;
 use super::upload::{
     MULTIPART_SLACK, multipart_error, receive_field, refuse_declared_size, unexpected_field,
 };
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, AppJson};
 use crate::service::knowledge::{
-    self as service, KnowledgeDocument, KnowledgeHit, KnowledgeStats, MAX_FILE_BYTES,
-    MAX_FILES_PER_UPLOAD, SearchQuery, TOO_BIG, UploadInput,
+    self as service, KnowledgeDocument, KnowledgeHit, KnowledgeSettings, KnowledgeSettingsInput,
+    KnowledgeStats, MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, ReindexResult, SearchQuery, TOO_BIG,
+    UploadInput,
 };
 use crate::service::lever_dictionary::ReceivedFile;
 use crate::state::AppState;
@@ -30,6 +31,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_document, delete_document))
         .routes(routes!(search_knowledge))
         .routes(routes!(knowledge_stats))
+        .routes(routes!(knowledge_settings, update_knowledge_settings))
+        .routes(routes!(reindex_knowledge))
 }
 
 /// Longest text field (category, lever id).
@@ -152,4 +155,37 @@ pub async fn knowledge_stats(
     _admin: AdminActor,
 ) -> ApiResult<axum::Json<KnowledgeStats>> {
     Ok(axum::Json(service::stats(&state).await?))
+}
+
+/// The Settings tab: the chunk size, the search language, the documents a re-index would change.
+#[utoipa::path(get, path = "/admin/knowledge/settings",
+    responses((status = 200, body = KnowledgeSettings), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
+pub async fn knowledge_settings(
+    State(state): State<AppState>,
+    _admin: AdminActor,
+) -> ApiResult<axum::Json<KnowledgeSettings>> {
+    Ok(axum::Json(service::settings(&state).await?))
+}
+
+/// Saves the chunk size (50 to 1000 words).
+#[utoipa::path(put, path = "/admin/knowledge/settings", request_body = KnowledgeSettingsInput,
+    responses((status = 200, body = KnowledgeSettings), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn update_knowledge_settings(
+    State(state): State<AppState>,
+    AdminActor(actor): AdminActor,
+    AppJson(input): AppJson<KnowledgeSettingsInput>,
+) -> ApiResult<axum::Json<KnowledgeSettings>> {
+    Ok(axum::Json(
+        service::update_settings(&state, &actor, input).await?,
+    ))
+}
+
+/// Re-indexes every completed or failed document with the current settings.
+#[utoipa::path(post, path = "/admin/knowledge/reindex",
+    responses((status = 200, body = ReindexResult), (status = 403, body = crate::error::ErrorBody)))]
+pub async fn reindex_knowledge(
+    State(state): State<AppState>,
+    AdminActor(actor): AdminActor,
+) -> ApiResult<axum::Json<ReindexResult>> {
+    Ok(axum::Json(service::reindex(&state, &actor).await?))
 }

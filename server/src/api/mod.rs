@@ -32,6 +32,7 @@ pub mod extract;
 pub mod files;
 pub mod insights;
 pub mod invitations;
+pub mod justifications;
 pub mod knowledge;
 pub mod lever_dictionary;
 pub mod levers;
@@ -73,6 +74,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(reports::router())
         .merge(report_media::router())
         .merge(report_templates::router())
+        .merge(justifications::router())
         .merge(runs::router())
         .merge(collab_ws::router())
         .merge(board::router())

@@ -49,12 +49,14 @@ pub struct DocumentRow {
     pub updated_at: String,
     /// When it completed or failed.
     pub completed_at: Option<String>,
+    /// The words per chunk its chunks were cut with (`None`: never indexed).
+    pub chunk_words: Option<i64>,
 }
 
 const DOCUMENT: &str =
     "SELECT id, name, file_type, content_type, size_bytes, storage_key, category,
     lever_id, status, stage, progress, error, pages, chunk_count, attempts, lease_until,
-    uploaded_by, created_at, updated_at, completed_at FROM knowledge_documents";
+    uploaded_by, created_at, updated_at, completed_at, chunk_words FROM knowledge_documents";
 
 /// One chunk to store.
 #[derive(Debug, Clone)]
@@ -92,6 +94,8 @@ pub struct HitRow {
     pub article: Option<String>,
     /// The matching passage, terms between `<mark>` and `</mark>`.
     pub snippet: String,
+    /// The chunk's whole text (the Q&A agent quotes it).
+    pub text: String,
     /// Relevance, higher is better.
     pub rank: f64,
 }
@@ -103,9 +107,9 @@ pub struct HitRow {
 ///   id, document, heading and text, filled by a trigger on insert into `knowledge_chunks`, so a
 ///   chunk is indexed in the transaction that writes it; deletions remove the rows explicitly
 ///   ([`delete_document`]). When the table is new, chunks written before are indexed.
-/// - PostgreSQL: a GIN index over `to_tsvector('english', heading || ' ' || text)`. The search
-///   uses the same expression, so it works (reading every chunk) even if the index could not be
-///   created, and a warning says so.
+/// - PostgreSQL: a stored generated column `search_vector`
+///   (`to_tsvector('english', heading || ' ' || text)`, computed when a chunk is written) with a
+///   GIN index; searches match and rank on it without parsing any text again.
 pub async fn set_up_search(pool: &AnyPool, backend: Backend) -> sqlx::Result<()> {
     match backend {
         Backend::Sqlite => {
@@ -139,12 +143,24 @@ pub async fn set_up_search(pool: &AnyPool, backend: Backend) -> sqlx::Result<()>
             tx.commit().await
         }
         Backend::Postgres => {
-            let statement = "CREATE INDEX IF NOT EXISTS knowledge_chunks_fts ON knowledge_chunks
-                USING gin (to_tsvector('english', COALESCE(heading, '') || ' ' || text))";
-            if let Err(e) = pool.execute(statement).await {
-                tracing::warn!(error = %e, "knowledge search index unavailable: searches read every chunk");
-            }
-            Ok(())
+            // One instance at a time (instances starting together wait for each other).
+            let mut tx = pool.begin().await?;
+            tx.execute("SELECT pg_advisory_xact_lock(7242190114)")
+                .await?;
+            tx.execute(
+                "ALTER TABLE knowledge_chunks ADD COLUMN IF NOT EXISTS search_vector tsvector
+                 GENERATED ALWAYS AS (to_tsvector('english', COALESCE(heading, '') || ' ' || text)) STORED",
+            )
+            .await?;
+            tx.execute(
+                "CREATE INDEX IF NOT EXISTS knowledge_chunks_search ON knowledge_chunks
+                 USING gin (search_vector)",
+            )
+            .await?;
+            // The expression index of earlier versions, replaced by the stored column's.
+            tx.execute("DROP INDEX IF EXISTS knowledge_chunks_fts")
+                .await?;
+            tx.commit().await
         }
     }
 }
@@ -170,6 +186,9 @@ fn quoted(terms: &[String]) -> String {
 }
 
 /// The chunks of completed documents that match every term of `q`, best first, with a snippet.
+/// Every chunk belongs to a document that completed at least once: a document being re-indexed
+/// is searched on its previous chunks until the new ones replace them.
+///
 /// One function for both databases: FTS5 `MATCH` ranked by `bm25` with `snippet()` on SQLite,
 /// `websearch_to_tsquery` ranked by `ts_rank_cd` with `ts_headline` on PostgreSQL. A query
 /// without terms finds nothing (and runs no SQL).
@@ -186,30 +205,39 @@ pub async fn search<'e>(
     }
     let sql = match backend {
         Backend::Sqlite => {
+            // `ORDER BY rank ... LIMIT` inside the FTS5 query lets FTS5 keep only the best rows
+            // (and write snippets for those alone) instead of sorting every match after a join.
             "SELECT d.id AS document_id, d.name AS document_name, c.id AS chunk_id, c.heading,
-                c.page_from, c.page_to, c.article,
-                snippet(knowledge_fts, 3, '<mark>', '</mark>', '…', 24) AS snippet,
-                -bm25(knowledge_fts) AS rank
-             FROM knowledge_fts f
+                c.page_from, c.page_to, c.article, c.text, f.snippet, f.rank
+             FROM (SELECT chunk_id,
+                     snippet(knowledge_fts, 3, '<mark>', '</mark>', '…', 24) AS snippet,
+                     -rank AS rank
+                   FROM knowledge_fts WHERE knowledge_fts MATCH $1
+                   ORDER BY rank LIMIT $2) f
              JOIN knowledge_chunks c ON c.id = f.chunk_id
              JOIN knowledge_documents d ON d.id = c.document_id
-             WHERE knowledge_fts MATCH $1 AND d.status = 'completed'
-             ORDER BY bm25(knowledge_fts), d.created_at DESC, c.ord
-             LIMIT $2"
+             ORDER BY f.rank DESC, d.created_at DESC, c.ord"
         }
         Backend::Postgres => {
+            // Ranked on the stored vector (no text parsed again); the headline, which parses
+            // the text, is written for the best rows only.
             "SELECT d.id AS document_id, d.name AS document_name, c.id AS chunk_id, c.heading,
-                c.page_from, c.page_to, c.article,
-                ts_headline('english', c.text, q.q,
+                c.page_from, c.page_to, c.article, c.text,
+                ts_headline('english', c.text, best.q,
                     'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=12, MaxFragments=1, FragmentDelimiter=…') AS snippet,
-                CAST(ts_rank_cd(to_tsvector('english', COALESCE(c.heading, '') || ' ' || c.text), q.q) AS DOUBLE PRECISION) AS rank
-             FROM knowledge_chunks c
+                best.rank
+             FROM (SELECT c.id, q.q,
+                     CAST(ts_rank_cd(c.search_vector, q.q) AS DOUBLE PRECISION) AS rank,
+                     d.created_at, c.ord
+                   FROM knowledge_chunks c
+                   JOIN knowledge_documents d ON d.id = c.document_id
+                   CROSS JOIN (SELECT websearch_to_tsquery('english', $1) AS q) q
+                   WHERE c.search_vector @@ q.q
+                   ORDER BY rank DESC, d.created_at DESC, c.ord
+                   LIMIT $2) best
+             JOIN knowledge_chunks c ON c.id = best.id
              JOIN knowledge_documents d ON d.id = c.document_id
-             CROSS JOIN (SELECT websearch_to_tsquery('english', $1) AS q) q
-             WHERE to_tsvector('english', COALESCE(c.heading, '') || ' ' || c.text) @@ q.q
-               AND d.status = 'completed'
-             ORDER BY rank DESC, d.created_at DESC, c.ord
-             LIMIT $2"
+             ORDER BY best.rank DESC, best.created_at DESC, best.ord"
         }
     };
     sqlx::query_as(sql)
@@ -319,7 +347,7 @@ pub async fn claim<'e>(
            AND {ready}
          RETURNING id, name, file_type, content_type, size_bytes, storage_key, category,
             lever_id, status, stage, progress, error, pages, chunk_count, attempts, lease_until,
-            uploaded_by, created_at, updated_at, completed_at"
+            uploaded_by, created_at, updated_at, completed_at, chunk_words"
     )))
     .bind(now)
     .bind(lease_until)
@@ -364,12 +392,13 @@ pub async fn complete(
     attempt: i64,
     pages: Option<i64>,
     chunk_count: i64,
+    chunk_words: i64,
     now: &str,
 ) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "UPDATE knowledge_documents SET status = 'completed', stage = 'done', progress = 100,
             pages = $3, chunk_count = $4, error = NULL, lease_until = NULL, updated_at = $5,
-            completed_at = $5
+            completed_at = $5, chunk_words = $6
          WHERE id = $1 AND attempts = $2 AND status = 'processing'",
     )
     .bind(id)
@@ -377,6 +406,7 @@ pub async fn complete(
     .bind(pages)
     .bind(chunk_count)
     .bind(now)
+    .bind(chunk_words)
     .execute(conn)
     .await?;
     Ok(r.rows_affected() == 1)
@@ -475,6 +505,57 @@ pub async fn fail_exhausted(
     Ok(rows.into_iter().map(|(id,)| id).collect())
 }
 
+/// Deletes a document's chunks and their index rows (before its new chunks are inserted, or with
+/// the document).
+#[tracing::instrument(skip(conn), err)]
+pub async fn delete_chunks(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    document_id: &str,
+) -> sqlx::Result<()> {
+    if backend == Backend::Sqlite {
+        sqlx::query("DELETE FROM knowledge_fts WHERE document_id = $1")
+            .bind(document_id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    sqlx::query("DELETE FROM knowledge_chunks WHERE document_id = $1")
+        .bind(document_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Puts every completed or failed document back in the queue (re-indexing): processing, stage
+/// `queued`, no claim, attempts from zero; their chunks stay until new ones replace them. Returns
+/// their ids.
+#[tracing::instrument(skip(conn), err)]
+pub async fn requeue_all(conn: &mut AnyConnection, now: &str) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "UPDATE knowledge_documents SET status = 'processing', stage = 'queued', progress = 0,
+            error = NULL, attempts = 0, lease_until = NULL, updated_at = $1
+         WHERE status IN ('completed', 'failed')
+         RETURNING id",
+    )
+    .bind(now)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
+}
+
+/// Completed documents whose chunks were cut with another chunk size than `chunk_words`.
+#[tracing::instrument(skip(ex), err)]
+pub async fn count_stale<'e>(ex: impl AnyExecutor<'e>, chunk_words: i64) -> sqlx::Result<i64> {
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM knowledge_documents
+         WHERE status = 'completed' AND (chunk_words IS NULL OR chunk_words <> $1)",
+    )
+    .bind(chunk_words)
+    .fetch_one(ex)
+    .await?;
+    Ok(n)
+}
+
 /// Deletes a document with its chunks and their index rows; returns it, or `None` when there
 /// was none.
 #[tracing::instrument(skip(conn), err)]
@@ -486,16 +567,7 @@ pub async fn delete_document(
     let Some(doc) = get(&mut *conn, id).await? else {
         return Ok(None);
     };
-    if backend == Backend::Sqlite {
-        sqlx::query("DELETE FROM knowledge_fts WHERE document_id = $1")
-            .bind(id)
-            .execute(&mut *conn)
-            .await?;
-    }
-    sqlx::query("DELETE FROM knowledge_chunks WHERE document_id = $1")
-        .bind(id)
-        .execute(&mut *conn)
-        .await?;
+    delete_chunks(&mut *conn, backend, id).await?;
     sqlx::query("DELETE FROM knowledge_documents WHERE id = $1")
         .bind(id)
         .execute(&mut *conn)

@@ -17,6 +17,7 @@ pub mod dashboard;
 pub mod file_admin;
 pub mod files;
 pub mod insights;
+pub mod justifications;
 pub mod knowledge;
 pub mod lever_files;
 pub mod levers;

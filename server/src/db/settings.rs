@@ -6,6 +6,33 @@ use sqlx::{AnyConnection, AnyExecutor};
 /// Whether confirmed mappings feed the universal suggestions and auto-mapping uses them
 /// (`1` or `0`).
 pub const GLOBAL_LEARNING: &str = "universal_mappings.global_learning";
+/// Words per chunk of the knowledge base's indexing (a number, 50 to 1000).
+pub const CHUNK_WORDS: &str = "knowledge.chunk_words";
+
+/// A setting with who changed it last.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Entry {
+    /// The value.
+    pub value: String,
+    /// The name of who changed it (`None`: set by a migration, or the user is gone).
+    pub updated_by: Option<String>,
+    /// When.
+    pub updated_at: String,
+}
+
+/// A setting with its author, if stored.
+#[tracing::instrument(skip(ex), err)]
+pub async fn entry<'e>(ex: impl AnyExecutor<'e>, key: &str) -> sqlx::Result<Option<Entry>> {
+    sqlx::query_as(
+        "SELECT s.value,
+            CASE WHEN u.id IS NULL THEN NULL ELSE TRIM(u.name || ' ' || u.last_name) END AS updated_by,
+            s.updated_at
+         FROM app_settings s LEFT JOIN users u ON u.id = s.updated_by WHERE s.key = $1",
+    )
+    .bind(key)
+    .fetch_optional(ex)
+    .await
+}
 
 /// A setting's value, if stored.
 #[tracing::instrument(skip(ex), err)]

@@ -148,10 +148,13 @@ async fn run(state: &AppState, doc: &DocumentRow) -> Result<Step, String> {
     {
         return Ok(Step::Lost);
     }
+    let chunk_words = service::chunk_words(state)
+        .await
+        .map_err(|e| internal(e, "knowledge settings"))?;
     let chunks = knowledge::chunk(
         &extracted.blocks,
         ChunkOptions {
-            target_words: service::CHUNK_WORDS,
+            target_words: usize::try_from(chunk_words).unwrap_or(200),
         },
     );
     if !service::progress(state, doc, "indexing", 90)
@@ -160,7 +163,7 @@ async fn run(state: &AppState, doc: &DocumentRow) -> Result<Step, String> {
     {
         return Ok(Step::Lost);
     }
-    match service::complete(state, doc, extracted.pages, &chunks).await {
+    match service::complete(state, doc, extracted.pages, &chunks, chunk_words).await {
         Ok(true) => Ok(Step::Done),
         Ok(false) => Ok(Step::Lost),
         Err(e) => Err(internal(e, "completing a knowledge document")),

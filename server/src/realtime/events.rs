@@ -118,6 +118,9 @@ pub enum Event {
     /// was deleted.
     #[serde(rename = "knowledge.changed")]
     KnowledgeChanged(KnowledgeChange),
+    /// The knowledge base's settings (the chunk size) changed.
+    #[serde(rename = "knowledge.settings_changed")]
+    KnowledgeSettingsChanged,
     /// A client's project settings (name, description) changed.
     #[serde(rename = "project.updated")]
     ProjectUpdated(ProjectChange),
@@ -132,6 +135,9 @@ pub enum Event {
     /// A report template was created, edited or deleted.
     #[serde(rename = "templates.changed")]
     TemplatesChanged(TemplateRef),
+    /// A lever justification template was created, edited or deleted.
+    #[serde(rename = "justifications.changed")]
+    JustificationsChanged(TemplateRef),
     /// The subscription is active from the frame's `seq` on.
     #[serde(rename = "subscribed")]
     Subscribed,
@@ -190,10 +196,12 @@ impl Event {
             Event::ScenarioDeleted(_) => "scenario.deleted",
             Event::LeversChanged(_) => "levers.changed",
             Event::KnowledgeChanged(_) => "knowledge.changed",
+            Event::KnowledgeSettingsChanged => "knowledge.settings_changed",
             Event::ProjectUpdated(_) => "project.updated",
             Event::ClientChanged(_) => "client.changed",
             Event::UserChanged(_) => "user.changed",
             Event::TemplatesChanged(_) => "templates.changed",
+            Event::JustificationsChanged(_) => "justifications.changed",
             Event::Subscribed => "subscribed",
             Event::Unsubscribed(_) => "unsubscribed",
             Event::Denied(_) => "denied",

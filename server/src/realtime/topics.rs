@@ -27,7 +27,7 @@ pub const CLIENT_AREAS: [&str; 7] = [
     "settings",
 ];
 /// The admin-wide topics' areas.
-pub const ADMIN_AREAS: [&str; 12] = [
+pub const ADMIN_AREAS: [&str; 13] = [
     "runs",
     "files",
     "dashboard",
@@ -40,6 +40,7 @@ pub const ADMIN_AREAS: [&str; 12] = [
     "users",
     "templates",
     "knowledge",
+    "justifications",
 ];
 /// Longest accepted topic name.
 pub const MAX_TOPIC_LEN: usize = 200;

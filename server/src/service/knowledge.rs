@@ -42,8 +42,14 @@ pub const MAX_FILES_PER_UPLOAD: usize = 20;
 pub const MAX_PAGES: usize = 2_000;
 /// Longest time the parser may take on one document.
 pub const MAX_EXTRACT_TIME: Duration = Duration::from_secs(60);
-/// Words per chunk.
-pub const CHUNK_WORDS: usize = 200;
+/// Words per chunk, unless the Settings tab says otherwise.
+pub const CHUNK_WORDS: i64 = 200;
+/// The smallest chunk size the Settings tab accepts.
+pub const MIN_CHUNK_WORDS: i64 = 50;
+/// The largest chunk size the Settings tab accepts.
+pub const MAX_CHUNK_WORDS: i64 = 1000;
+/// The language documents are searched in (stemming and stop words of the full-text index).
+pub const SEARCH_LANGUAGE: &str = "English";
 /// How long a claim holds without being extended.
 pub const LEASE: Duration = Duration::from_secs(45);
 /// Claims of a document before it is failed.
@@ -64,6 +70,8 @@ pub const UNSUPPORTED: &str =
 pub const DOC_REFUSED: &str = "Unsupported file type: Word 97-2003 documents (.doc) cannot be read. Save the document as .docx (Word 2007 or later) or PDF and upload it again.";
 /// 'Files must be smaller than {n}MB'
 pub const TOO_BIG: &str = "Files must be smaller than 25MB";
+/// A chunk size out of bounds.
+pub const BAD_CHUNK_WORDS: &str = "Chunk size must be a whole number of words from 50 to 1000.";
 /// A document whose every claim was abandoned ('Upload processing failed').
 pub const PROCESSING_FAILED: &str = "Upload processing failed: the server stopped while reading this document, several times. Upload it again; if it fails again, the file may be too complex to read.";
 
@@ -120,6 +128,9 @@ pub struct KnowledgeDocument {
     pub updated_at: String,
     /// When it completed or failed.
     pub completed_at: Option<String>,
+    /// The words per chunk its chunks were cut with (`None`: never indexed).
+    #[ts(type = "number | null")]
+    pub chunk_words: Option<i64>,
 }
 
 impl From<DocumentRow> for KnowledgeDocument {
@@ -141,6 +152,7 @@ impl From<DocumentRow> for KnowledgeDocument {
             created_at: r.created_at,
             updated_at: r.updated_at,
             completed_at: r.completed_at,
+            chunk_words: r.chunk_words,
         }
     }
 }
@@ -398,6 +410,7 @@ async fn record(
             created_at: now.clone(),
             updated_at: now.clone(),
             completed_at: None,
+            chunk_words: None,
         };
         db::insert_document(change.conn(), &row).await?;
         rows.push(row);
@@ -482,6 +495,126 @@ pub async fn search(state: &AppState, q: &SearchQuery) -> ApiResult<Vec<Knowledg
         .collect())
 }
 
+/// Words a question is phrased with that say nothing of its subject (not searched).
+const QUESTION_WORDS: [&str; 64] = [
+    "a",
+    "about",
+    "according",
+    "an",
+    "and",
+    "any",
+    "apply",
+    "applies",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "can",
+    "could",
+    "describe",
+    "do",
+    "does",
+    "explain",
+    "for",
+    "from",
+    "give",
+    "how",
+    "i",
+    "in",
+    "is",
+    "it",
+    "its",
+    "me",
+    "my",
+    "of",
+    "on",
+    "or",
+    "our",
+    "please",
+    "regulation",
+    "regulatory",
+    "require",
+    "requires",
+    "say",
+    "says",
+    "should",
+    "show",
+    "state",
+    "states",
+    "tell",
+    "that",
+    "the",
+    "there",
+    "this",
+    "to",
+    "under",
+    "us",
+    "we",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+];
+
+/// The subject words of a question: its terms less the words it is phrased with, at most 12.
+pub fn question_terms(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in db::query_terms(question) {
+        if !QUESTION_WORDS.contains(&t.as_str()) && !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out.truncate(12);
+    out
+}
+
+/// Passages of the knowledge base about a question (the Q&A agent's regulatory answers), best
+/// first, at most `limit`: the chunks holding every subject word; when none does, those holding
+/// the article numbers and the longest other words, then the article numbers alone.
+pub async fn passages(state: &AppState, question: &str, limit: i64) -> ApiResult<Vec<HitRow>> {
+    let terms = question_terms(question);
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let numbers: Vec<&String> = terms
+        .iter()
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    let mut words: Vec<&String> = terms
+        .iter()
+        .filter(|t| !numbers.contains(t) && t.as_str() != "article" && t.as_str() != "art")
+        .collect();
+    words.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+    let join = |ts: &[&String]| ts.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ");
+    let mut tries = vec![join(&terms.iter().collect::<Vec<_>>())];
+    for keep in [2usize, 1] {
+        let mut t = numbers.clone();
+        t.extend(words.iter().take(keep));
+        tries.push(join(&t));
+    }
+    if !numbers.is_empty() {
+        tries.push(join(&numbers));
+    }
+    tries.dedup();
+    for q in tries {
+        if q.is_empty() {
+            continue;
+        }
+        let hits = db::search(&state.db.pool, state.db.backend, &q, limit).await?;
+        if !hits.is_empty() {
+            return Ok(hits);
+        }
+    }
+    Ok(Vec::new())
+}
+
 /// The stat cards' figures.
 pub async fn stats(state: &AppState) -> ApiResult<KnowledgeStats> {
     let s = db::stats(&state.db.pool).await?;
@@ -502,6 +635,150 @@ pub async fn stats(state: &AppState) -> ApiResult<KnowledgeStats> {
         categories: i64::try_from(CATEGORIES.len()).unwrap_or(4),
         by_category,
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings (the Settings tab).
+
+/// The knowledge base's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct KnowledgeSettings {
+    /// Words per chunk new indexing uses.
+    #[ts(type = "number")]
+    pub chunk_words: i64,
+    /// The smallest chunk size accepted.
+    #[ts(type = "number")]
+    pub min_chunk_words: i64,
+    /// The largest chunk size accepted.
+    #[ts(type = "number")]
+    pub max_chunk_words: i64,
+    /// The language of the full-text index's stemming and stop words.
+    pub search_language: String,
+    /// Completed documents cut with another chunk size (a re-index would change them).
+    #[ts(type = "number")]
+    pub stale_documents: i64,
+    /// Documents being read or indexed.
+    #[ts(type = "number")]
+    pub processing: i64,
+    /// Who last changed the chunk size.
+    pub updated_by: Option<String>,
+    /// When.
+    pub updated_at: Option<String>,
+}
+
+/// The settings an administrator saves.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct KnowledgeSettingsInput {
+    /// Words per chunk (50 to 1000).
+    #[ts(type = "number")]
+    pub chunk_words: i64,
+}
+
+/// What a re-index queued.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ReindexResult {
+    /// Documents put back in the queue.
+    #[ts(type = "number")]
+    pub queued: i64,
+}
+
+/// The words per chunk new indexing uses.
+pub async fn chunk_words(state: &AppState) -> ApiResult<i64> {
+    let stored = crate::db::settings::get(&state.db.pool, crate::db::settings::CHUNK_WORDS).await?;
+    Ok(stored
+        .and_then(|v| v.parse::<i64>().ok())
+        .filter(|n| (MIN_CHUNK_WORDS..=MAX_CHUNK_WORDS).contains(n))
+        .unwrap_or(CHUNK_WORDS))
+}
+
+/// The Settings tab's figures.
+pub async fn settings(state: &AppState) -> ApiResult<KnowledgeSettings> {
+    let words = chunk_words(state).await?;
+    let entry =
+        crate::db::settings::entry(&state.db.pool, crate::db::settings::CHUNK_WORDS).await?;
+    let stats = db::stats(&state.db.pool).await?;
+    Ok(KnowledgeSettings {
+        chunk_words: words,
+        min_chunk_words: MIN_CHUNK_WORDS,
+        max_chunk_words: MAX_CHUNK_WORDS,
+        search_language: SEARCH_LANGUAGE.to_owned(),
+        stale_documents: db::count_stale(&state.db.pool, words).await?,
+        processing: stats.processing,
+        updated_by: entry.as_ref().and_then(|e| e.updated_by.clone()),
+        updated_at: entry.map(|e| e.updated_at),
+    })
+}
+
+/// Saves the chunk size (used by the documents indexed from now on; [`reindex`] applies it to
+/// the others).
+pub async fn update_settings(
+    state: &AppState,
+    actor: &Actor,
+    input: KnowledgeSettingsInput,
+) -> ApiResult<KnowledgeSettings> {
+    if !(MIN_CHUNK_WORDS..=MAX_CHUNK_WORDS).contains(&input.chunk_words) {
+        return Err(ApiError::validation(BAD_CHUNK_WORDS));
+    }
+    let previous = chunk_words(state).await?;
+    let mut change = Change::begin(state, knowledge_topic()).await?;
+    crate::db::settings::set(
+        change.conn(),
+        crate::db::settings::CHUNK_WORDS,
+        &input.chunk_words.to_string(),
+        &actor.user.id,
+        &crate::db::now(),
+    )
+    .await?;
+    change
+        .commit(
+            actor,
+            Event::KnowledgeSettingsChanged,
+            Audit {
+                event_type: "knowledge_settings_changed",
+                entity_type: "app_setting",
+                entity_id: crate::db::settings::CHUNK_WORDS,
+                details: json!({"chunkWords": input.chunk_words, "previous": previous}),
+                severity: "info",
+            },
+        )
+        .await?;
+    settings(state).await
+}
+
+/// Re-indexes the knowledge base: every completed or failed document is read, chunked (with the
+/// current chunk size) and indexed again by the workers. Each keeps its previous chunks, which
+/// search goes on finding, until its new ones replace them in one transaction.
+pub async fn reindex(state: &AppState, actor: &Actor) -> ApiResult<ReindexResult> {
+    let mut change = Change::begin(state, knowledge_topic()).await?;
+    let ids = db::requeue_all(change.conn(), &crate::db::now()).await?;
+    let queued = i64::try_from(ids.len()).unwrap_or(i64::MAX);
+    let Some(first) = ids.first() else {
+        return Ok(ReindexResult { queued: 0 });
+    };
+    for id in ids.iter().skip(1) {
+        change.also(knowledge_topic(), changed(id)).await?;
+    }
+    change
+        .commit(
+            actor,
+            changed(first),
+            Audit {
+                event_type: "knowledge_reindexed",
+                entity_type: "knowledge_document",
+                entity_id: first,
+                details: json!({"documents": queued, "chunkWords": chunk_words(state).await?}),
+                severity: "info",
+            },
+        )
+        .await?;
+    WAKE.notify_one();
+    Ok(ReindexResult { queued })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -553,6 +830,27 @@ fn worker_actor(doc: &DocumentRow) -> AuditActor<'_> {
     }
 }
 
+/// Each chunk's article references as stored ("Article 116(2), Article 117"; empty: none).
+pub fn chunk_articles(chunks: &[Chunk]) -> Vec<String> {
+    chunks.iter().map(|c| c.articles.join(", ")).collect()
+}
+
+/// The rows that store `chunks` (with their [`chunk_articles`]).
+pub fn chunk_rows<'a>(chunks: &'a [Chunk], articles: &'a [String]) -> Vec<NewChunk<'a>> {
+    chunks
+        .iter()
+        .zip(articles)
+        .map(|(c, a)| NewChunk {
+            ord: i64::try_from(c.ord).unwrap_or(i64::MAX),
+            heading: c.heading.as_deref(),
+            page_from: c.page_from.map(i64::from),
+            page_to: c.page_to.map(i64::from),
+            article: (!a.is_empty()).then_some(a.as_str()),
+            text: &c.text,
+        })
+        .collect()
+}
+
 /// Completes a claimed document: its chunks (and their index rows) and its completion in one
 /// transaction. Nothing is written when the claim is no longer current.
 pub async fn complete(
@@ -560,6 +858,7 @@ pub async fn complete(
     doc: &DocumentRow,
     pages: Option<u32>,
     chunks: &[Chunk],
+    chunk_words: i64,
 ) -> ApiResult<bool> {
     let mut change = Change::begin(state, knowledge_topic()).await?;
     let count = i64::try_from(chunks.len()).unwrap_or(i64::MAX);
@@ -570,25 +869,17 @@ pub async fn complete(
         doc.attempts,
         pages.map(i64::from),
         count,
+        chunk_words,
         &now,
     )
     .await?
     {
         return Ok(false);
     }
-    let articles: Vec<String> = chunks.iter().map(|c| c.articles.join(", ")).collect();
-    let rows: Vec<NewChunk<'_>> = chunks
-        .iter()
-        .zip(&articles)
-        .map(|(c, a)| NewChunk {
-            ord: i64::try_from(c.ord).unwrap_or(i64::MAX),
-            heading: c.heading.as_deref(),
-            page_from: c.page_from.map(i64::from),
-            page_to: c.page_to.map(i64::from),
-            article: (!a.is_empty()).then_some(a.as_str()),
-            text: &c.text,
-        })
-        .collect();
+    // A re-index replaces the chunks written before.
+    db::delete_chunks(change.conn(), state.db.backend, &doc.id).await?;
+    let articles = chunk_articles(chunks);
+    let rows = chunk_rows(chunks, &articles);
     db::insert_chunks(change.conn(), &doc.id, &rows).await?;
     change
         .commit_by(

@@ -21,6 +21,7 @@ pub mod dashboard;
 pub mod files;
 pub mod insights;
 pub mod invitations;
+pub mod justifications;
 pub mod knowledge;
 pub mod lever_dictionary;
 pub mod levers;

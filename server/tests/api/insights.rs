@@ -24,13 +24,13 @@ EXP-ADIF-24M,Administrador de Infraestructuras Ferroviarias,Q2801660H,1000000,10
 EXP-AEAT-2M,Agencia Estatal de Administracion Tributaria,Q2826000H,500000,100,2,EUR\n\
 EXP-BAD-NIF,Entidad Desconocida,Q9999999J,250000,100,24,EUR\n";
 
-async fn client_of(s: &Session) -> String {
+pub(crate) async fn client_of(s: &Session) -> String {
     let (_, me) = s.json("/api/auth/me").await;
     me["client"]["id"].as_str().expect("a client").to_string()
 }
 
 /// Processes the hand file for Bank A under the PSE lever; the run's id.
-async fn processed(app: &TestApp, s: &Session, client: &str, name: &str) -> String {
+pub(crate) async fn processed(app: &TestApp, s: &Session, client: &str, name: &str) -> String {
     let file = stored_file(app, client, name, HAND_PSE.as_bytes()).await;
     let run = queue(app, client, &file, RunMode::Manual, Some("lever-pse")).await;
     let v = wait_final(s, &run, 60).await;

@@ -1,20 +1,20 @@
 //! The knowledge base: TXT and DOCX documents uploaded, read in the background, cut into chunks
 //! and found by full-text search with their heading, article and page; DOC refused with its
 //! message; invalid UTF-8 failing clearly; a document left by a crash claimed again (or failed
-//! once its claims are used up); deletion of the document, its chunks and its original;
-//! administrators only.
+//! once its claims are used up); deletion of the document, its chunks and its original; the
+//! Settings tab's chunk size and re-index; administrators only.
 
 use std::io::Write;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::helpers::*;
 
 /// Two pages (a form feed between them): the first long enough that the second page's text
 /// starts a chunk of its own.
-fn txt() -> String {
+pub(crate) fn txt() -> String {
     let filler: String = (0..195).map(|i| format!("filler{i} ")).collect();
     format!(
         "Capital Requirements Regulation\n\nPart Three sets the own funds requirements.\n\n{filler}\n\x0cExposures to public sector entities are risk weighted under Article 116(2), as regional governments are under Art. 115.\n"
@@ -44,7 +44,7 @@ fn docx() -> Vec<u8> {
     zip.finish().unwrap().into_inner()
 }
 
-async fn upload(
+pub(crate) async fn upload(
     s: &Session,
     files: &[(&str, Vec<u8>)],
     fields: &[(&str, &str)],
@@ -72,7 +72,7 @@ async fn upload(
 }
 
 /// Waits (up to 30 s) until the document is no longer processing; returns it.
-async fn settled(s: &Session, id: &str) -> Value {
+pub(crate) async fn settled(s: &Session, id: &str) -> Value {
     for _ in 0..300 {
         let (st, v) = s
             .json(&format!("/api/admin/knowledge/documents/{id}"))
@@ -404,6 +404,7 @@ async fn documents_left_processing_by_a_crash_are_claimed_again_or_failed() {
                 created_at: now.clone(),
                 updated_at: now,
                 completed_at: None,
+                chunk_words: None,
             },
         )
         .await
@@ -476,4 +477,107 @@ async fn a_pdf_is_found_under_its_outline_heading_with_its_page() {
     assert_eq!(hits[0]["article"], "Article 116");
     assert_eq!(hits[0]["pageFrom"], 2);
     assert_eq!(hits[0]["pageTo"], 2);
+}
+
+#[tokio::test]
+async fn the_chunk_size_is_validated_saved_and_applied_by_a_reindex_that_keeps_search_working() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+    const SETTINGS: &str = "/api/admin/knowledge/settings";
+
+    let (st, v) = admin.json(SETTINGS).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["chunkWords"], 200);
+    assert_eq!(v["minChunkWords"], 50);
+    assert_eq!(v["maxChunkWords"], 1000);
+    assert_eq!(v["searchLanguage"], "English");
+    assert_eq!(v["staleDocuments"], 0);
+    assert!(v["updatedBy"].is_null(), "{v}");
+
+    let (_, v) = upload(
+        &admin,
+        &[("crr.txt", txt().into_bytes())],
+        &[("category", "assets")],
+    )
+    .await;
+    let id = v[0]["id"].as_str().unwrap().to_owned();
+    let before = settled(&admin, &id).await;
+    assert_eq!(before["status"], "completed", "{before}");
+    assert_eq!(before["chunkWords"], 200);
+    let chunks_before = before["chunkCount"].as_i64().unwrap();
+
+    // Out of bounds, not a number, missing: refused, nothing changed.
+    for bad in [
+        json!({"chunkWords": 49}),
+        json!({"chunkWords": 1001}),
+        json!({"chunkWords": -5}),
+    ] {
+        let (st, v) = send(&admin, Method::PUT, SETTINGS, Some(bad)).await;
+        assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert_eq!(
+            v["message"],
+            "Chunk size must be a whole number of words from 50 to 1000."
+        );
+    }
+    for bad in [
+        json!({"chunkWords": "many"}),
+        json!({}),
+        json!({"chunkWords": 60.5}),
+    ] {
+        let (st, v) = send(&admin, Method::PUT, SETTINGS, Some(bad)).await;
+        assert!(st.is_client_error(), "{st} {v}");
+    }
+    assert_eq!(admin.json(SETTINGS).await.1["chunkWords"], 200);
+
+    // Saved: the document indexed before is now stale.
+    let (st, v) = send(
+        &admin,
+        Method::PUT,
+        SETTINGS,
+        Some(json!({"chunkWords": 50})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["chunkWords"], 50);
+    assert_eq!(v["staleDocuments"], 1);
+    assert_eq!(v["updatedBy"], "Alicia Admin");
+    assert!(v["updatedAt"].is_string());
+
+    // Re-index: queued, then indexed again at 50 words; the same passage is found.
+    let (st, v) = send(&admin, Method::POST, "/api/admin/knowledge/reindex", None).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["queued"], 1);
+    let after = settled(&admin, &id).await;
+    assert_eq!(after["status"], "completed", "{after}");
+    assert_eq!(after["chunkWords"], 50);
+    let chunks_after = after["chunkCount"].as_i64().unwrap();
+    assert!(
+        chunks_after > chunks_before,
+        "{chunks_before} -> {chunks_after}"
+    );
+    let hits = search(&admin, "public sector entities").await;
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["pageFrom"], 2);
+    assert_eq!(hits[0]["article"], "Article 116(2), Article 115");
+    // The old chunks are gone (each chunk of the new cut is found once).
+    let (_, stats) = admin.json("/api/admin/knowledge/stats").await;
+    assert_eq!(stats["totalChunks"].as_i64().unwrap(), chunks_after);
+    assert_eq!(search(&admin, "filler3").await.len(), 1);
+    assert_eq!(admin.json(SETTINGS).await.1["staleDocuments"], 0);
+
+    // Nothing to re-index twice in a row is still an answer.
+    let (st, v) = send(&admin, Method::POST, "/api/admin/knowledge/reindex", None).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    settled(&admin, &id).await;
+
+    // Viewers and client users may neither read nor change the settings.
+    for who in [VIEWER, USER_A] {
+        let s = app.login(who).await;
+        assert_eq!(s.json(SETTINGS).await.0, StatusCode::FORBIDDEN);
+        let (st, _) = send(&s, Method::PUT, SETTINGS, Some(json!({"chunkWords": 100}))).await;
+        assert_eq!(st, StatusCode::FORBIDDEN);
+        let (st, _) = send(&s, Method::POST, "/api/admin/knowledge/reindex", None).await;
+        assert_eq!(st, StatusCode::FORBIDDEN);
+    }
+    assert_eq!(admin.json(SETTINGS).await.1["chunkWords"], 50);
 }

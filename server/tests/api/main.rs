@@ -17,6 +17,7 @@ mod file_management;
 mod files;
 mod insights;
 mod invitations;
+mod justifications;
 mod knowledge;
 mod lever_dictionary;
 mod matrix;

@@ -112,6 +112,8 @@ enum Needs {
     User,
     /// A report template (created by the admin).
     ReportTemplate,
+    /// A lever justification template (created by the admin).
+    JustificationTemplate,
     /// A failed knowledge-base document (written directly; no worker takes it).
     KnowledgeDocument,
     /// A CSV file uploaded to a new report of Bank A (by the admin): `{report}/media/{media}`.
@@ -334,6 +336,22 @@ const ROUTES: &[Route] = &[
         .needs(Needs::ReportTemplate),
     route("GET", "/api/admin/report-templates/{template_id}/export", Rule::Admin, 200)
         .needs(Needs::ReportTemplate),
+    // Lever justifications (administrators only), and a memo of Bank A's completed run.
+    route("GET", "/api/admin/justification-templates", Rule::Admin, 200),
+    route("POST", "/api/admin/justification-templates", Rule::Admin, 201).body(|f| {
+        Some(json!({"name": format!("Matrix memo {}", f.unique), "category": "internal", "templateContent": "Run {{ runId }}"}))
+    }),
+    route("GET", "/api/admin/justification-templates/defaults", Rule::Admin, 200),
+    route("PUT", "/api/admin/justification-templates/{template_id}", Rule::Admin, 200)
+        .needs(Needs::JustificationTemplate)
+        .body(|f| {
+            Some(json!({"name": format!("Edited memo {}", f.unique), "category": "regulatory", "templateContent": "{{ clientName }}", "isDefault": false}))
+        }),
+    route("DELETE", "/api/admin/justification-templates/{template_id}", Rule::Admin, 204)
+        .needs(Needs::JustificationTemplate),
+    route("POST", "/api/admin/runs/{run_id}/justification-memo", Rule::Admin, 200)
+        .needs(Needs::CompletedRun)
+        .body(|_| Some(json!({}))),
     // Task board.
     route("GET", "/api/board", Rule::ClientRead, 200).on_client(),
     route("POST", "/api/board/columns", Rule::ClientWrite, 201)
@@ -523,6 +541,10 @@ const ROUTES: &[Route] = &[
         .needs(Needs::KnowledgeDocument),
     route("GET", "/api/admin/knowledge/search", Rule::Admin, 200).query("?q=capital&limit=5"),
     route("GET", "/api/admin/knowledge/stats", Rule::Admin, 200),
+    route("GET", "/api/admin/knowledge/settings", Rule::Admin, 200),
+    route("PUT", "/api/admin/knowledge/settings", Rule::Admin, 200)
+        .body(|_| Some(json!({"chunkWords": 200}))),
+    route("POST", "/api/admin/knowledge/reindex", Rule::Admin, 200),
     // Settings and profile: one's own profile, colleagues' avatars (the viewer has none), the
     // client's project settings, the configuration administrators see.
     route("GET", "/api/profile", Rule::SignedIn, 200),
@@ -707,6 +729,15 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             )
             .await
         }
+        Needs::JustificationTemplate => {
+            id_of(
+                admin,
+                Method::POST,
+                "/api/admin/justification-templates",
+                json!({"name": format!("Matrix memo {n}"), "category": "custom", "templateContent": "{{ leverName }}"}),
+            )
+            .await
+        }
         Needs::Template => {
             id_of(
                 admin,
@@ -847,6 +878,7 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
                     created_at: now.clone(),
                     updated_at: now.clone(),
                     completed_at: Some(now),
+                    chunk_words: None,
                 },
             )
             .await

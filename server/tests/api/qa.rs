@@ -351,6 +351,72 @@ async fn the_builtin_engine_answers_the_chips_with_hand_computed_figures() {
 }
 
 #[tokio::test]
+async fn a_regulatory_question_is_answered_from_the_knowledge_base_with_its_article_and_page() {
+    let app = TestApp::spawn().await;
+    let user = app.login(USER_A).await;
+    let client = client_of(&user).await;
+
+    // Before the regulation is uploaded: said plainly, nothing made up.
+    let a = ask(
+        &user,
+        &client,
+        "What does Article 116 say about public sector entities?",
+        None,
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::OK);
+    assert!(
+        a.streamed.starts_with(
+            "1. What the regulation says\n- The knowledge base holds no passage about this."
+        ),
+        "{}",
+        a.streamed
+    );
+
+    let admin = app.login(ADMIN).await;
+    let (st, v) = crate::knowledge::upload(
+        &admin,
+        &[("crr.txt", crate::knowledge::txt().into_bytes())],
+        &[("category", "assets")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let doc = crate::knowledge::settled(&admin, v[0]["id"].as_str().unwrap()).await;
+    assert_eq!(doc["status"], "completed", "{doc}");
+
+    // The passage of the TXT's second page, cited with its document, articles and page; even
+    // with no analysed file, and without the client's figures.
+    for question in [
+        "What does Article 116 say about public sector entities?",
+        "Which CRR article applies to public sector entities?",
+    ] {
+        let a = ask(&user, &client, question, None).await;
+        assert_eq!(a.status, StatusCode::OK);
+        assert_eq!(
+            a.streamed,
+            "1. What the regulation says\n\
+             - Source: crr.txt, Article 116(2), Article 115, page 2\n\
+             - Exposures to public sector entities are risk weighted under Article 116(2), as regional governments are under Art. 115.\n",
+            "{question}"
+        );
+    }
+    // A question the knowledge base has nothing on.
+    let a = ask(
+        &user,
+        &client,
+        "What does the regulation say about crypto assets?",
+        None,
+    )
+    .await;
+    assert!(
+        a.streamed
+            .contains("The knowledge base holds no passage about this."),
+        "{}",
+        a.streamed
+    );
+}
+
+#[tokio::test]
 async fn another_clients_file_and_bad_questions_are_refused_and_store_nothing() {
     let app = TestApp::spawn().await;
     let user = app.login(USER_A).await;

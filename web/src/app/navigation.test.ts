@@ -26,9 +26,12 @@ describe('the sidebars and the profile menu', () => {
     for (const href of links) expect(known, href).toContain(href.split('?')[0])
   })
 
-  it('list the lever dictionary, the knowledge base, the settings and the profile pages', () => {
+  it('list the lever dictionary, the knowledge base, the lever justifications, the settings and the profile pages', () => {
     expect(adminNavigation.find((g) => g.label === 'Main')!.items.map((i) => i.label)).toContain('Lever dictionary')
     expect(adminNavigation.find((g) => g.label === 'AI Features')!.items.find((i) => i.label === 'AI Knowledge Base')!.href).toBe('/admin/knowledge-base')
+    expect(adminNavigation.find((g) => g.label === 'AI Features')!.items.find((i) => i.label === 'Lever Justifications')!.href).toBe(
+      '/admin/lever-justifications',
+    )
     expect(clientNavigation.flatMap((g) => g.items).find((i) => i.label === 'Settings')!.href).toBe('/client/settings')
     expect(profileMenuLinks.admin).toEqual([
       { label: 'Profile', href: '/admin-profile' },

@@ -53,6 +53,7 @@ export const routes: RouteObject[] = [
               { path: paths.admin.classificationTraining.path, lazy: () => import('./routes/admin/classification-training'), handle: { title: 'Classification Training' } },
               { path: paths.admin.calculator.path, lazy: () => import('./routes/admin/calculator'), handle: { title: 'Calculator' } },
               { path: paths.admin.leverDictionary.path, lazy: () => import('./routes/admin/lever-dictionary'), handle: { title: 'Lever dictionary' } },
+              { path: paths.admin.leverJustifications.path, lazy: () => import('./routes/admin/lever-justifications'), handle: { title: 'Lever Justifications' } },
               { path: paths.admin.knowledgeBase.path, lazy: () => import('./routes/admin/knowledge-base'), handle: { title: 'AI Knowledge Base' } },
               { path: paths.admin.clients.path, lazy: () => import('./routes/admin/clients'), handle: { title: 'Clients' } },
               { path: paths.admin.clientDataRoom.path, lazy: () => import('./routes/admin/client-data-room'), handle: { title: 'Client Data Room' } },

@@ -7,6 +7,8 @@ import { BookOpen, BrainCircuit, LayoutTemplate, Library, Settings } from 'lucid
 
 import { Building2, UserCog } from 'lucide-react'
 
+import { FileCheck } from 'lucide-react'
+
 import { paths } from './paths'
 
 export type NavItem = {
@@ -55,6 +57,7 @@ export const adminNavigation: NavGroup[] = [
       { label: 'Universal Mappings', href: paths.admin.universalMappings.getHref(), icon: Shuffle },
       { label: 'Classification training', href: paths.admin.classificationTraining.getHref(), icon: GraduationCap },
       { label: 'AI Knowledge Base', href: paths.admin.knowledgeBase.getHref(), icon: Library },
+      { label: 'Lever Justifications', href: paths.admin.leverJustifications.getHref(), icon: FileCheck },
     ],
   },
 ]

@@ -26,6 +26,7 @@ export const paths = {
     classificationTraining: { path: '/admin/classification-training', getHref: () => '/admin/classification-training' },
     calculator: { path: '/admin/calculator', getHref: () => '/admin/calculator' },
     leverDictionary: { path: '/admin/lever-dictionary', getHref: () => '/admin/lever-dictionary' },
+    leverJustifications: { path: '/admin/lever-justifications', getHref: () => '/admin/lever-justifications' },
     knowledgeBase: { path: '/admin/knowledge-base', getHref: () => '/admin/knowledge-base' },
     clients: { path: '/admin/clients', getHref: () => '/admin/clients' },
     clientDataRoom: {

@@ -224,6 +224,12 @@ export async function apiDownload(path: string, fallbackName: string): Promise<s
   if (!response.ok) throw toApiError(response.status, await readBody(response))
   const blob = await response.blob()
   const name = attachmentName(response.headers.get('content-disposition')) ?? fallbackName
+  saveBlob(blob, name)
+  return name
+}
+
+/** Saves `blob` as a file named `name` (a link to an object URL, clicked). */
+export function saveBlob(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob)
   try {
     const link = document.createElement('a')
@@ -237,7 +243,6 @@ export async function apiDownload(path: string, fallbackName: string): Promise<s
     // Let the browser start the download before the address goes.
     setTimeout(() => URL.revokeObjectURL(url), 10_000)
   }
-  return name
 }
 
 /** Short forms for the common verbs. */

@@ -618,6 +618,70 @@ pub async fn decisions(
     })
 }
 
+/// The reclassified decisions of a completed run (those whose proposed weight is below the
+/// current one): at most `limit`, largest RWA reduction first (then file order), with how many
+/// there are and their mean confidence, and the run with its stored result and decision totals.
+/// The lever justification memo is written from them.
+pub struct Reclassified {
+    /// The run.
+    pub run: InsightRunRow,
+    /// Its stored result.
+    pub result: RunResult,
+    /// The decisions listed.
+    pub items: Vec<InsightDecision>,
+    /// All the reclassified decisions.
+    pub total: u64,
+    /// Their mean confidence, 0..100 (none when nothing was reclassified).
+    pub mean_confidence: Option<f64>,
+    /// The decisions' totals.
+    pub totals: index::IndexTotals,
+    /// The rule set they were taken under.
+    pub rule_set: String,
+    /// The reporting date used.
+    pub reporting_date: String,
+}
+
+/// See [`Reclassified`].
+pub async fn reclassified(
+    state: &AppState,
+    scope: &Scope,
+    run_id: &str,
+    limit: usize,
+) -> ApiResult<Reclassified> {
+    let (run, result) = completed_run(state, scope, run_id).await?;
+    let idx = index::index(state, &run, &result).await?;
+    let factors = confidence::run_factors(state, &run).await?;
+    let mut changed: Vec<(RowView<'_>, f64)> = idx
+        .iter()
+        .filter(|v| v.row.suggested_rw_pct < v.row.current_rw_pct)
+        .map(|v| (v, confidence::overall(&v, &factors)))
+        .collect();
+    let total = changed.len() as u64;
+    let mean_confidence =
+        (total > 0).then(|| changed.iter().map(|(_, c)| c).sum::<f64>() / total as f64);
+    changed.sort_by(|(a, _), (b, _)| {
+        b.row
+            .capital_saving
+            .total_cmp(&a.row.capital_saving)
+            .then(a.row.row.cmp(&b.row.row))
+    });
+    let items = changed
+        .iter()
+        .take(limit)
+        .map(|(v, c)| decision_view(v, *c))
+        .collect();
+    Ok(Reclassified {
+        items,
+        total,
+        mean_confidence,
+        totals: idx.totals,
+        rule_set: idx.rule_set.clone(),
+        reporting_date: idx.reporting_date.to_string(),
+        run,
+        result,
+    })
+}
+
 /// The rows of a completed run of the scope's client whose exposure id, NIF or LEI is `id`
 /// (any case), in file order (the Q&A agent's named exposures).
 pub async fn rows_named(

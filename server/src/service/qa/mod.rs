@@ -7,7 +7,9 @@
 //! latest completed run (its stored result and the figures kept with it, [`facts::RunFacts`]),
 //! and for identifiers the question names (an exposure id, a NIF or an LEI) the exposure's
 //! decision and decision trace, evaluated again from the stored original by
-//! [`crate::service::insights`]. Readers of the client (members, viewers, administrators) may
+//! [`crate::service::insights`]. A question about the regulation is given the knowledge base's
+//! passages about it ([`crate::service::knowledge::passages`]), product-wide text every client
+//! reads, cited with their document, article and pages. Readers of the client (members, viewers, administrators) may
 //! ask: asking reads the client's data and writes only the asker's own conversation.
 
 pub mod facts;
@@ -15,7 +17,7 @@ pub mod facts;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::ai::{AiError, ExposureData, FileData, QaContext};
+use crate::ai::{AiError, ExposureData, FileData, KnowledgeData, QaContext};
 use crate::db::qa::{self as db, NewMessage, QaMessageRow};
 use crate::error::{ApiError, ApiResult};
 use crate::service::insights;
@@ -31,6 +33,8 @@ pub const HISTORY_LIMIT: i64 = 200;
 pub const HISTORY_FOR_MODEL: i64 = 6;
 /// Exposures a question may name and see in one answer.
 pub const MAX_EXPOSURES: usize = 3;
+/// Knowledge-base passages a regulatory question is given.
+pub const MAX_PASSAGES: i64 = 3;
 /// Characters per streamed piece of an answer.
 const PIECE: usize = 200;
 
@@ -236,7 +240,28 @@ async fn context(
         history,
         ..QaContext::default()
     };
-    for id in named_identifiers(question) {
+    if crate::ai::builtin::is_regulatory(question) {
+        ctx.regulatory = true;
+        ctx.knowledge = crate::service::knowledge::passages(state, question, MAX_PASSAGES)
+            .await?
+            .into_iter()
+            .map(|h| KnowledgeData {
+                document_name: h.document_name,
+                heading: h.heading,
+                page_from: h.page_from,
+                page_to: h.page_to,
+                article: h.article,
+                text: h.text,
+            })
+            .collect();
+    }
+    // A regulatory question names articles and texts (CRR3, Art 116a), not exposures, unless
+    // the word looks like an exposure id, a NIF or an LEI.
+    let regulatory = ctx.regulatory;
+    for id in named_identifiers(question)
+        .into_iter()
+        .filter(|id| !regulatory || id.chars().count() >= 6 || id.contains(['-', '_']))
+    {
         let mut found = false;
         for f in &ctx.files {
             // A run whose original cannot be read is not searched; the answer names its file.

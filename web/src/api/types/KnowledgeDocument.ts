@@ -68,4 +68,8 @@ updatedAt: string,
 /**
  * When it completed or failed.
  */
-completedAt: string | null, };
+completedAt: string | null, 
+/**
+ * The words per chunk its chunks were cut with (`None`: never indexed).
+ */
+chunkWords: number | null, };

@@ -1,6 +1,9 @@
 import type { KnowledgeDocument } from '@/api/types/KnowledgeDocument'
 import type { KnowledgeHit } from '@/api/types/KnowledgeHit'
+import type { KnowledgeSettings } from '@/api/types/KnowledgeSettings'
+import type { KnowledgeSettingsInput } from '@/api/types/KnowledgeSettingsInput'
 import type { KnowledgeStats } from '@/api/types/KnowledgeStats'
+import type { ReindexResult } from '@/api/types/ReindexResult'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { api, apiRequest } from '@/lib/api-client'
@@ -9,6 +12,7 @@ import { useRealtimeTopic } from '@/lib/realtime'
 
 export type { KnowledgeDocument } from '@/api/types/KnowledgeDocument'
 export type { KnowledgeHit } from '@/api/types/KnowledgeHit'
+export type { KnowledgeSettings } from '@/api/types/KnowledgeSettings'
 export type { KnowledgeStats } from '@/api/types/KnowledgeStats'
 
 /** Query keys of the knowledge base (product configuration: no client). */
@@ -16,6 +20,7 @@ export const knowledgeKeys = {
   all: ['admin', 'knowledge'] as const,
   documents: ['admin', 'knowledge', 'documents'] as const,
   stats: ['admin', 'knowledge', 'stats'] as const,
+  settings: ['admin', 'knowledge', 'settings'] as const,
   search: (q: string) => ['admin', 'knowledge', 'search', q] as const,
 }
 
@@ -31,6 +36,10 @@ const enc = encodeURIComponent
 export const listDocuments = () => api.get<KnowledgeDocument[]>('/api/admin/knowledge/documents')
 export const getStats = () => api.get<KnowledgeStats>('/api/admin/knowledge/stats')
 export const deleteDocument = (id: string) => apiRequest<void>(`/api/admin/knowledge/documents/${enc(id)}`, { method: 'DELETE' })
+export const getSettings = () => api.get<KnowledgeSettings>('/api/admin/knowledge/settings')
+export const saveSettings = (input: KnowledgeSettingsInput) =>
+  apiRequest<KnowledgeSettings>('/api/admin/knowledge/settings', { method: 'PUT', body: input })
+export const reindex = () => api.post<ReindexResult>('/api/admin/knowledge/reindex')
 export const searchKnowledge = (q: string, limit = SEARCH_LIMIT) =>
   api.get<KnowledgeHit[]>(`/api/admin/knowledge/search?q=${enc(q)}&limit=${limit}`)
 
@@ -49,7 +58,7 @@ export function useKnowledgeLive() {
   const refetch = () => void queryClient.invalidateQueries({ queryKey: knowledgeKeys.all })
   useRealtimeTopic(KNOWLEDGE_TOPIC, {
     onEvent: (frame) => {
-      if (frame.type === 'knowledge.changed') refetch()
+      if (frame.type === 'knowledge.changed' || frame.type === 'knowledge.settings_changed') refetch()
     },
     onResync: refetch,
   })
@@ -93,4 +102,18 @@ export function useUploadDocuments() {
 export function useDeleteDocument() {
   const settled = useRefetchAll()
   return useMutation({ mutationFn: deleteDocument, onSettled: settled })
+}
+
+export function useKnowledgeSettings() {
+  return useQuery({ queryKey: knowledgeKeys.settings, queryFn: getSettings })
+}
+
+export function useSaveSettings() {
+  const settled = useRefetchAll()
+  return useMutation({ mutationFn: saveSettings, onSettled: settled })
+}
+
+export function useReindex() {
+  const settled = useRefetchAll()
+  return useMutation({ mutationFn: reindex, onSettled: settled })
 }

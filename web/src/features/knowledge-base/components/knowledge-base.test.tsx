@@ -30,6 +30,7 @@ function doc(id: string, name: string, overrides: Partial<KnowledgeDocument> = {
     createdAt: '2026-03-05T10:00:00Z',
     updatedAt: '2026-03-05T10:01:00Z',
     completedAt: '2026-03-05T10:01:00Z',
+    chunkWords: 200,
     ...overrides,
   }
 }
@@ -163,8 +164,7 @@ describe('KnowledgeBase', () => {
 
     await userEvent.click(screen.getByRole('button', { name: 'Show all 6' }))
     expect(within(recent).getByText('Sixth and oldest.txt')).toBeInTheDocument()
-    // No Settings tab: the server has no knowledge-base settings.
-    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Single lever doc upload', 'Bulk lever doc upload'])
+    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Settings'])
   })
 
   it('refuses a .doc and an oversized file before sending, then uploads a document that shows its live status', async () => {

@@ -15,6 +15,7 @@ import { toast } from '@/lib/toast'
 import { knowledgeKeys, useDeleteDocument, useDocuments, useKnowledgeLive, useKnowledgeStats, type KnowledgeDocument } from '../api'
 import { DocumentRow } from './document-row'
 import { SearchPanel } from './search-panel'
+import { SettingsPanel } from './settings-panel'
 import { UploadPanel } from './upload-panel'
 
 /** Uploads shown in Overview's recent activity (spec: the last 5). */
@@ -23,7 +24,7 @@ export const RECENT_UPLOADS = 5
 const NO_DOCUMENTS: KnowledgeDocument[] = []
 
 // Rule extraction (the Total Rules card and the Rules tab) comes with the rules themselves.
-type Tab = 'overview' | 'single' | 'bulk'
+type Tab = 'overview' | 'single' | 'bulk' | 'settings'
 
 function StatCard({ label, value, hint, icon }: { label: string; value: ReactNode; hint?: string; icon: ReactNode }) {
   return (
@@ -42,9 +43,9 @@ function StatCard({ label, value, hint, icon }: { label: string; value: ReactNod
 
 /**
  * AI Knowledge Base Management (spec 002 section 2): the stat cards, Refresh, and the tabs
- * Overview (recent uploads, quick actions, search), Single and Bulk lever doc upload.
- * Live on `admin:knowledge`; the list is read every second while a document is processing.
- * The server has no settings for the knowledge base yet, so there is no Settings tab.
+ * Overview (recent uploads, quick actions, search), Single and Bulk lever doc upload, Settings
+ * (chunk size, re-index). Live on `admin:knowledge`; the list is read every second while a
+ * document is processing.
  */
 export function KnowledgeBase() {
   useKnowledgeLive()
@@ -112,6 +113,7 @@ export function KnowledgeBase() {
           <TabsTrigger value="overview">Overview</TabsTrigger>
           <TabsTrigger value="single">Single lever doc upload</TabsTrigger>
           <TabsTrigger value="bulk">Bulk lever doc upload</TabsTrigger>
+          <TabsTrigger value="settings">Settings</TabsTrigger>
         </TabsList>
 
         <TabsContent value="overview" className="space-y-6">
@@ -173,6 +175,9 @@ export function KnowledgeBase() {
         </TabsContent>
         <TabsContent value="bulk">
           <UploadPanel multiple documents={docs} documentsUpdatedAt={documents.dataUpdatedAt} onDelete={setDeleting} />
+        </TabsContent>
+        <TabsContent value="settings">
+          <SettingsPanel />
         </TabsContent>
 
       </Tabs>
