@@ -98,6 +98,8 @@ test('a client user is kept out of the knowledge base', async ({ browser }) => {
   expect((await apiCall(page, 'GET', '/api/admin/knowledge/stats')).status).toBe(403)
   expect((await apiCall(page, 'GET', '/api/admin/knowledge/documents')).status).toBe(403)
   expect((await apiCall(page, 'GET', '/api/admin/knowledge/search?q=article')).status).toBe(403)
+  expect((await apiCall(page, 'GET', '/api/admin/knowledge/settings')).status).toBe(403)
+  expect((await apiCall(page, 'POST', '/api/admin/knowledge/reindex')).status).toBe(403)
   expect(page.errors).toEqual([])
 })
 

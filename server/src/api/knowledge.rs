@@ -135,7 +135,7 @@ pub async fn delete_document(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Full-text search over the chunks of completed documents: every word of `q` must match
+/// Full-text search over the chunks of indexed documents: every word of `q` must match
 /// (punctuation is ignored; a query without words finds nothing), best first.
 #[utoipa::path(get, path = "/admin/knowledge/search", params(SearchQuery),
     responses((status = 200, body = Vec<KnowledgeHit>), (status = 400, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]

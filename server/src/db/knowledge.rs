@@ -412,7 +412,7 @@ pub async fn complete(
     Ok(r.rows_affected() == 1)
 }
 
-/// Inserts a document's chunks (indexed by the trigger on SQLite, the expression index on
+/// Inserts a document's chunks (indexed by the trigger on SQLite, the stored column on
 /// PostgreSQL, in the caller's transaction).
 #[tracing::instrument(skip(conn, chunks), err)]
 pub async fn insert_chunks(

@@ -484,7 +484,8 @@ pub async fn delete(state: &AppState, actor: &Actor, id: &str) -> ApiResult<()> 
     Ok(())
 }
 
-/// The chunks of completed documents matching every word of the query, best first.
+/// The chunks of indexed documents (a document being re-indexed on its previous chunks)
+/// matching every word of the query, best first.
 pub async fn search(state: &AppState, q: &SearchQuery) -> ApiResult<Vec<KnowledgeHit>> {
     let limit = q.limit.unwrap_or(DEFAULT_HITS).clamp(1, MAX_HITS);
     let text: String = q.q.chars().take(500).collect();
@@ -755,6 +756,7 @@ pub async fn update_settings(
 /// current chunk size) and indexed again by the workers. Each keeps its previous chunks, which
 /// search goes on finding, until its new ones replace them in one transaction.
 pub async fn reindex(state: &AppState, actor: &Actor) -> ApiResult<ReindexResult> {
+    let words = chunk_words(state).await?;
     let mut change = Change::begin(state, knowledge_topic()).await?;
     let ids = db::requeue_all(change.conn(), &crate::db::now()).await?;
     let queued = i64::try_from(ids.len()).unwrap_or(i64::MAX);
@@ -772,7 +774,7 @@ pub async fn reindex(state: &AppState, actor: &Actor) -> ApiResult<ReindexResult
                 event_type: "knowledge_reindexed",
                 entity_type: "knowledge_document",
                 entity_id: first,
-                details: json!({"documents": queued, "chunkWords": chunk_words(state).await?}),
+                details: json!({"documents": queued, "chunkWords": words}),
                 severity: "info",
             },
         )

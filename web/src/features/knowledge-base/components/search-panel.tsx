@@ -12,7 +12,7 @@ import { useSearch } from '../api'
 import { pageRange } from '../utils/files'
 import { Snippet } from './snippet'
 
-/** Full-text search over the completed documents: each hit with its document, heading, article, pages and highlighted passage. */
+/** Full-text search over the indexed documents: each hit with its document, heading, article, pages and highlighted passage. */
 export function SearchPanel() {
   const [text, setText] = useState('')
   const [q, setQ] = useState('')
@@ -27,7 +27,7 @@ export function SearchPanel() {
     <Card>
       <CardHeader>
         <CardTitle>Search the knowledge base</CardTitle>
-        <CardDescription>Every word must match; only completed documents are searched.</CardDescription>
+        <CardDescription>Every word must match; a document is searched once it is indexed.</CardDescription>
       </CardHeader>
       <CardContent className="space-y-4">
         <form role="search" onSubmit={submit} className="flex gap-2">
