@@ -16,7 +16,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 REDIS ?= redis://127.0.0.1:6379
 
 .PHONY: help run build web-deps web-build test test-rust test-web test-e2e test-collab test-scale test-storage-s3 test-e2e-pg test-collab-pg check fmt types \
-        chromium pdf-tools services bench-analysis bench-pdf bench-knowledge load-events load-collab load-collab-node load-runs load-runs-failover load-runs-live clean-test-dbs
+        chromium pdf-tools services bench-analysis bench-pdf bench-knowledge load-events load-collab load-collab-node load-qa load-runs load-runs-failover load-runs-live clean-test-dbs
 
 help:
 	@echo "make run         build (release) and serve on http://127.0.0.1:8080 with demo data"
@@ -172,6 +172,13 @@ load-runs:
 	cargo build --release -p server -p load-tests
 	mkdir -p $(LOAD_RESULTS)
 	$(CARGO_TARGET_DIR)/release/load-tests runs --server-bin $(RELEASE_BIN) --out $(LOAD_RESULTS)/runs.json
+
+# The Q&A agent's target: built-in answers on a 1M-row file's run, p95 under 200 ms (a 10k-row
+# file's run as the baseline of the same run; load-tests/README.md).
+load-qa:
+	cargo build --release -p server -p load-tests
+	mkdir -p $(LOAD_RESULTS)
+	$(CARGO_TARGET_DIR)/release/load-tests qa --server-bin $(RELEASE_BIN) --out $(LOAD_RESULTS)/qa.json
 
 load-runs-failover:
 	cargo build --release -p server -p load-tests

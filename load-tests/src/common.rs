@@ -365,6 +365,7 @@ pub(crate) struct Percentiles {
     pub samples: usize,
     pub p50_ms: f64,
     pub p90_ms: f64,
+    pub p95_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
 }
@@ -384,6 +385,7 @@ impl Percentiles {
             samples: micros.len(),
             p50_ms: at(0.50),
             p90_ms: at(0.90),
+            p95_ms: at(0.95),
             p99_ms: at(0.99),
             max_ms: at(1.0),
         }

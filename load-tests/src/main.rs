@@ -10,6 +10,7 @@ mod common;
 mod dashboard;
 mod events;
 mod file_management;
+mod qa;
 mod runs;
 mod runs_failover;
 mod runs_live;
@@ -40,6 +41,9 @@ enum Scenario {
     /// file (time ratio, server memory), then many clients uploading at once (time to
     /// completion, each run once, a light GET's latency meanwhile).
     Runs(runs::Args),
+    /// The Q&A agent: the chips, a named exposure and a regulatory question on a 1M-row file's
+    /// run, p95 against the 200 ms target, a 10k-row file's run as the baseline.
+    Qa(qa::Args),
     /// File Management at scale: 100,000 files over 200 clients, every combination of the list's
     /// filters, deep pages and each sort through `GET /api/admin/files` (p95 target 50 ms).
     FileManagement(file_management::Args),
@@ -74,6 +78,7 @@ fn main() -> std::process::ExitCode {
             Scenario::Collab(args) => collab::run(args).await,
             Scenario::CollabNode(args) => collab_node::run(args).await,
             Scenario::Runs(args) => runs::run(args).await,
+            Scenario::Qa(args) => qa::run(args).await,
             Scenario::RunsFailover(args) => runs_failover::run(args).await,
             Scenario::FileManagement(args) => file_management::run(args).await,
             Scenario::RunsLive(args) => runs_live::run(args).await,

@@ -121,7 +121,7 @@ pub(crate) async fn upload(
     ))
 }
 
-async fn wait_done(s: &Session, run: &str, limit: Duration) -> anyhow::Result<Value> {
+pub(crate) async fn wait_done(s: &Session, run: &str, limit: Duration) -> anyhow::Result<Value> {
     let t = Instant::now();
     loop {
         let v = s.get_json(&format!("/api/runs/{run}")).await?;

@@ -2,6 +2,8 @@
 // Word 97-2003 document (here and by the server, with the same message), uploads a small TXT
 // document that is read and indexed in the background until it shows 'completed', finds it by a
 // word with its article and page, and deletes it after confirmation; a client user is kept out.
+import { readFileSync } from 'node:fs'
+
 import { expect, test } from '@playwright/test'
 
 import { apiCall, csrfToken, login, newPage, screenshot } from './support/browser.mjs'
@@ -34,7 +36,7 @@ test('an administrator uploads, finds and deletes a knowledge base document', as
   const uploads = admin.getByRole('group', { name: 'Total Uploads' }).getByTestId('kb-stat-value')
   await expect(uploads).toHaveText(String(before.totalUploads))
   await expect(admin.getByRole('group', { name: 'Categories' }).getByTestId('kb-stat-value')).toHaveText('4')
-  await expect(admin.getByRole('tab')).toHaveText(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Settings'])
+  await expect(admin.getByRole('tab')).toHaveText(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Rules', 'Settings'])
 
   // The server refuses a .doc with the message the screen gives before sending one.
   await admin.request.get('/api/health')
@@ -100,6 +102,8 @@ test('a client user is kept out of the knowledge base', async ({ browser }) => {
   expect((await apiCall(page, 'GET', '/api/admin/knowledge/search?q=article')).status).toBe(403)
   expect((await apiCall(page, 'GET', '/api/admin/knowledge/settings')).status).toBe(403)
   expect((await apiCall(page, 'POST', '/api/admin/knowledge/reindex')).status).toBe(403)
+  expect((await apiCall(page, 'GET', '/api/admin/knowledge/rules')).status).toBe(403)
+  expect((await apiCall(page, 'POST', '/api/admin/knowledge/levers', { levers: [] })).status).toBe(403)
   expect(page.errors).toEqual([])
 })
 
@@ -186,5 +190,77 @@ test('the chunk size is changed in Settings and a re-index applies it to the doc
 
   // Put the default back for the other tests of the suite.
   expect((await apiCall(admin, 'PUT', '/api/admin/knowledge/settings', { chunkWords: 200 })).status).toBe(200)
+  expect(admin.errors).toEqual([])
+})
+
+// The CRR's standardised-approach articles 114 to 122 (as amended by CRR2), the text the server's
+// own tests extract the engine's rule tables from.
+const CRR = readFileSync(new URL('../../server/tests/fixtures/crr_standardised_articles.txt', import.meta.url))
+
+test('levers and rules are extracted from the CRR articles, reviewed, validated and saved', async ({ browser }) => {
+  const admin = await newPage(browser, env.server.baseUrl)
+  await login(admin, ACCOUNTS.admin)
+  await expect(admin).toHaveURL(/\/admin\/dashboard/)
+  await admin.goto('/admin/knowledge-base')
+  const totalRules = admin.getByRole('group', { name: 'Total Rules' }).getByTestId('kb-stat-value')
+  const before = (await apiCall(admin, 'GET', '/api/admin/knowledge/stats')).body.totalRules
+  await expect(totalRules).toHaveText(String(before))
+
+  await admin.getByRole('tab', { name: 'Single lever doc upload' }).click()
+  await admin.getByTestId('kb-single-input').setInputFiles({ name: 'CRR Articles 114-122.txt', mimeType: 'text/plain', buffer: CRR })
+  await admin.getByLabel('Lever category').selectOption('Assets')
+  await admin.getByRole('button', { name: 'Upload', exact: true }).click()
+  const row = admin.getByRole('region', { name: 'Uploaded documents' }).getByRole('listitem', { name: 'CRR Articles 114-122.txt' })
+  await expect(row.getByTestId('kb-status')).toHaveText('completed', { timeout: 30_000 })
+  await row.getByRole('button', { name: 'Extract levers from CRR Articles 114-122.txt' }).click()
+
+  // The review, on the Rules tab: one lever per exposure class, named as the product's levers.
+  await expect(admin.getByRole('tab', { name: 'Rules' })).toHaveAttribute('aria-selected', 'true')
+  const review = admin.getByRole('region', { name: 'Extracted levers' })
+  const levers = review.getByTestId('kb-extracted-lever')
+  await expect(levers).toHaveCount(6)
+  const pse = levers.filter({ has: admin.getByRole('heading', { name: 'Public Sector Entities (PSE)' }) })
+  await expect(pse).toContainText('A lever with a similar name already exists. Selecting it. (Public Sector Entities (PSE))')
+  const shortTerm = pse.getByTestId('kb-extracted-rule').filter({ hasText: 'Article 116(3)' })
+  await expect(shortTerm.getByLabel('Actions')).toHaveValue(/"riskWeight": 20/)
+  const table2 = pse.getByTestId('kb-extracted-rule').filter({ hasText: 'Table 2' })
+  await expect(table2.getByLabel('Actions')).toHaveValue(/"sovereign_unrated": 100/)
+  await screenshot(admin, 'knowledge-base-extraction')
+
+  // Validation with the specification's messages: save is refused until fixed.
+  const description = pse.getByLabel('Description', { exact: true }).first()
+  const text = await description.inputValue()
+  await description.fill('')
+  const conditions = shortTerm.getByLabel('Conditions')
+  const kept = await conditions.inputValue()
+  await conditions.fill('{}')
+  await review.getByRole('button', { name: 'Save to Knowledge Base' }).click()
+  await expect(admin.getByText('Validation Failed')).toBeVisible()
+  await expect(pse.getByRole('alert').filter({ hasText: 'Description is required' })).toBeVisible()
+  await expect(shortTerm.getByRole('alert').filter({ hasText: /^Rule \d+: Conditions are required$/ })).toBeVisible()
+  // Invalid JSON is ignored: the last valid value stays.
+  await conditions.fill('{"maturity": ')
+  await expect(shortTerm).toContainText('Not a JSON object: the last valid value is kept.')
+  await conditions.fill(kept)
+  await description.fill(text)
+  await review.getByRole('button', { name: 'Validate' }).click()
+  await expect(review.getByText('All levers and rules are valid.')).toBeVisible()
+
+  await review.getByRole('button', { name: 'Save to Knowledge Base' }).click()
+  await expect(review.getByRole('button', { name: 'Saved' })).toBeDisabled()
+  await expect(admin.getByText('6 levers saved, 0 items failed')).toBeVisible()
+
+  // The Rules tab lists them, highest priority first; Total Rules counts them.
+  const { body: rules } = await apiCall(admin, 'GET', '/api/admin/knowledge/rules')
+  expect(rules.length).toBeGreaterThan(before)
+  await expect(totalRules).toHaveText(String(rules.length))
+  const table = admin.getByRole('table', { name: 'Regulatory rules' })
+  await expect(table.getByRole('row').filter({ hasText: 'Article 116(3)' })).toContainText('Public Sector Entities (PSE)')
+  const saved = rules.find((r) => r.articleReference === 'Article 116(3)')
+  expect(saved.actions).toEqual({ riskWeight: 20 })
+  expect(saved.version).toBe(1)
+  expect(saved.sourceDocumentName).toBe('CRR Articles 114-122.txt')
+  await review.getByRole('button', { name: 'Close the extraction' }).click()
+  await screenshot(admin, 'knowledge-base-rules')
   expect(admin.errors).toEqual([])
 })

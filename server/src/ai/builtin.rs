@@ -32,6 +32,13 @@ impl AiProvider for Builtin {
     ) -> Result<String, AiError> {
         Ok(answer(question, ctx))
     }
+
+    async fn extract_levers(
+        &self,
+        doc: &super::ExtractionInput,
+    ) -> Result<Vec<crate::knowledge::levers::ExtractedLever>, AiError> {
+        Ok(crate::knowledge::levers::propose(&doc.blocks))
+    }
 }
 
 /// What a question asks for.

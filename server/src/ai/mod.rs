@@ -19,6 +19,7 @@ pub mod openai;
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::knowledge::levers::ExtractedLever;
 use crate::service::insights::InsightDecisionDetail;
 use crate::service::qa::facts::RunFacts;
 use crate::service::runs::RunResult;
@@ -159,6 +160,19 @@ pub trait AiProvider: Send + Sync + std::fmt::Debug {
         ctx: &QaContext,
         progress: Progress<'_>,
     ) -> Result<String, AiError>;
+
+    /// The levers and rules a regulatory text states ([`crate::knowledge::levers`]'s shape),
+    /// checked against that shape before they are returned.
+    async fn extract_levers(&self, doc: &ExtractionInput) -> Result<Vec<ExtractedLever>, AiError>;
+}
+
+/// A regulatory text to propose levers and rules from: one knowledge-base document's blocks.
+#[derive(Debug, Clone)]
+pub struct ExtractionInput {
+    /// The document's name.
+    pub document_name: String,
+    /// Its headings and paragraphs in reading order.
+    pub blocks: Vec<crate::knowledge::Block>,
 }
 
 /// The provider the configuration asks for: the OpenAI-compatible client when `LLM_BASE_URL`,

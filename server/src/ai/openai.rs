@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{AiError, AiProvider, Progress, QaContext, builtin, grounding};
+use super::{AiError, AiProvider, ExtractionInput, Progress, QaContext, builtin, grounding};
 use crate::config::Config;
+use crate::knowledge::levers::ExtractedLever;
 
 /// A 429 is retried when it quotes a wait up to this long; a longer one is answered at once.
 const RETRY_AFTER_MAX: Duration = Duration::from_secs(2);
@@ -195,6 +196,27 @@ fn httpdate_secs(v: &str) -> Option<i64> {
 }
 
 impl OpenAi {
+    /// One completion, retried with back-off while the failure is worth another attempt.
+    async fn complete(
+        &self,
+        body: &serde_json::Value,
+        progress: Progress<'_>,
+    ) -> Result<String, AiError> {
+        let mut attempt = 0u32;
+        loop {
+            match self.once(body, progress).await {
+                Ok(t) => return Ok(t),
+                Err(Attempt::Retry(wait, e)) if attempt < self.settings.max_retries => {
+                    let backoff = BACKOFF * 2u32.pow(attempt.min(6));
+                    tracing::warn!(attempt, error = %e, "retrying the model's service");
+                    tokio::time::sleep(wait.unwrap_or(backoff)).await;
+                    attempt += 1;
+                }
+                Err(Attempt::Retry(_, e)) | Err(Attempt::Fatal(e)) => return Err(e),
+            }
+        }
+    }
+
     async fn once(
         &self,
         body: &serde_json::Value,
@@ -379,19 +401,7 @@ impl AiProvider for OpenAi {
             "temperature": 0,
             "messages": messages,
         });
-        let mut attempt = 0u32;
-        let text = loop {
-            match self.once(&body, progress).await {
-                Ok(t) => break t,
-                Err(Attempt::Retry(wait, e)) if attempt < self.settings.max_retries => {
-                    let backoff = BACKOFF * 2u32.pow(attempt.min(6));
-                    tracing::warn!(attempt, error = %e, "retrying the model's service");
-                    tokio::time::sleep(wait.unwrap_or(backoff)).await;
-                    attempt += 1;
-                }
-                Err(Attempt::Retry(_, e)) | Err(Attempt::Fatal(e)) => return Err(e),
-            }
-        };
+        let text = self.complete(&body, progress).await?;
         let bad = grounding::ungrounded(&text, &data);
         if !bad.is_empty() {
             tracing::warn!(figures = ?bad, "a model's answer quoted figures not in the data");
@@ -399,6 +409,112 @@ impl AiProvider for OpenAi {
         }
         Ok(text)
     }
+
+    async fn extract_levers(&self, doc: &ExtractionInput) -> Result<Vec<ExtractedLever>, AiError> {
+        let text = extraction_text(doc);
+        let body = serde_json::json!({
+            "model": self.settings.model,
+            "stream": true,
+            "temperature": 0,
+            "response_format": {"type": "json_object"},
+            "messages": [
+                {"role": "system", "content": EXTRACTION_SYSTEM},
+                {"role": "user", "content": format!("DOCUMENT: {}\n\n{text}", doc.document_name)},
+            ],
+        });
+        let answer = self.complete(&body, &|_| {}).await?;
+        let levers = parse_extraction(&answer)?;
+        // Every weight the model proposes must be written in the text it was given.
+        for l in &levers {
+            for r in &l.rules {
+                let bad = grounding::ungrounded(&r.actions.to_string(), &text);
+                if !bad.is_empty() {
+                    tracing::warn!(figures = ?bad, rule = %r.rule_name, "a model's rule quoted figures not in the text");
+                    return Err(AiError::Ungrounded(bad));
+                }
+            }
+        }
+        Ok(levers)
+    }
+}
+
+/// The most text of a document a model is given to extract from.
+const EXTRACTION_MAX_CHARS: usize = 60_000;
+
+/// What the model is asked for: the extracted-lever schema of spec 002.
+const EXTRACTION_SYSTEM: &str = "You extract optimisation levers and their rules from a \
+regulatory text (the EU Capital Requirements Regulation or similar). Answer with one JSON object \
+{\"levers\": [...]} and nothing else. Each lever: {\"leverName\": string, \"leverCategory\": one of \
+\"Assets\", \"CRMT\", \"CET1 Deductions\", \"description\": string, \"articleReference\": string, \
+\"confidenceScore\": number from 0 to 1, \"variables\": [{\"name\": string, \"type\": one of \"string\", \
+\"number\", \"boolean\", \"date\", \"description\": string}], \"rules\": [{\"ruleName\": string, \
+\"ruleType\": one of \"condition\", \"calculation\", \"classification\", \"ruleDescription\": string, \
+\"conditions\": a non-empty object, \"actions\": a non-empty object, \"priority\": integer of at least \
+1, \"isActive\": boolean, \"articleReference\": string}]}. Give 3 to 5 rules per lever where the text \
+supports them. Use only risk weights and figures written in the text; do not invent any. Risk \
+weights by credit quality step go in actions as {\"riskWeightByCqs\": {\"1\": 20, ...}}, a single \
+weight as {\"riskWeight\": 20}.";
+
+/// The document's text as the model reads it: headings marked, page numbers kept, bounded.
+fn extraction_text(doc: &ExtractionInput) -> String {
+    let mut out = String::new();
+    let mut page = None;
+    for b in &doc.blocks {
+        if b.page != page {
+            if let Some(p) = b.page {
+                out.push_str(&format!("\n[page {p}]\n"));
+            }
+            page = b.page;
+        }
+        if matches!(b.kind, crate::knowledge::BlockKind::Heading(_)) {
+            out.push_str("## ");
+        }
+        out.push_str(&b.text);
+        out.push('\n');
+        if out.len() > EXTRACTION_MAX_CHARS {
+            let mut cut = EXTRACTION_MAX_CHARS;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+            break;
+        }
+    }
+    out
+}
+
+/// Reads the model's answer: a `{"levers": [...]}` object (or a bare list), fenced or not, each
+/// lever checked against the schema.
+fn parse_extraction(answer: &str) -> Result<Vec<ExtractedLever>, AiError> {
+    let t = answer.trim();
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .map(|r| r.trim_end().trim_end_matches("```"))
+        .unwrap_or(t)
+        .trim();
+    #[derive(serde::Deserialize)]
+    struct Wrapped {
+        levers: Vec<ExtractedLever>,
+    }
+    let levers = serde_json::from_str::<Wrapped>(t)
+        .map(|w| w.levers)
+        .or_else(|_| serde_json::from_str::<Vec<ExtractedLever>>(t))
+        .map_err(|e| {
+            AiError::Failed(format!(
+                "the model's extraction is not the JSON asked for: {e}"
+            ))
+        })?;
+    let issues = crate::knowledge::levers::check(&levers);
+    if let Some(first) = issues.first() {
+        return Err(AiError::Failed(format!(
+            "the model's extraction does not follow the schema ({} problems; lever {}: {})",
+            issues.len(),
+            first.lever + 1,
+            first.message
+        )));
+    }
+    Ok(levers)
 }
 
 #[cfg(test)]
@@ -417,6 +533,19 @@ mod tests {
             "20 seconds"
         );
         assert_eq!(quoted_wait(None, "slow down"), None);
+    }
+
+    #[test]
+    fn an_extraction_is_read_fenced_or_bare_and_checked() {
+        let one = r#"{"leverName":"PSE","leverCategory":"Assets","description":"d","rules":[{"ruleName":"r","ruleType":"calculation","conditions":{"a":1},"actions":{"riskWeight":20},"priority":5}]}"#;
+        let levers = parse_extraction(&format!("```json\n{{\"levers\": [{one}]}}\n```")).unwrap();
+        assert_eq!(levers[0].rules[0].priority, 5);
+        assert!(levers[0].rules[0].is_active);
+        assert_eq!(parse_extraction(&format!("[{one}]")).unwrap().len(), 1);
+        let bad = one.replace(r#""leverCategory":"Assets""#, r#""leverCategory":"Loans""#);
+        let e = parse_extraction(&format!("[{bad}]")).unwrap_err();
+        assert!(matches!(e, AiError::Failed(m) if m.contains("Lever category must be one of")));
+        assert!(parse_extraction("Here are the levers").is_err());
     }
 
     #[test]

@@ -17,6 +17,9 @@ use crate::service::knowledge::{
     KnowledgeStats, MAX_FILE_BYTES, MAX_FILES_PER_UPLOAD, ReindexResult, SearchQuery, TOO_BIG,
     UploadInput,
 };
+use crate::service::knowledge_rules::{
+    self as rules, LeverExtraction, RegulatoryRule, RulesQuery, SaveLeversInput, SaveLeversResult,
+};
 use crate::service::lever_dictionary::ReceivedFile;
 use crate::state::AppState;
 
@@ -33,6 +36,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(knowledge_stats))
         .routes(routes!(knowledge_settings, update_knowledge_settings))
         .routes(routes!(reindex_knowledge))
+        .routes(routes!(extract_levers))
+        .routes(routes!(save_levers))
+        .routes(routes!(list_rules))
 }
 
 /// Longest text field (category, lever id).
@@ -188,4 +194,43 @@ pub async fn reindex_knowledge(
     AdminActor(actor): AdminActor,
 ) -> ApiResult<axum::Json<ReindexResult>> {
     Ok(axum::Json(service::reindex(&state, &actor).await?))
+}
+
+/// Proposes levers and rules from an indexed document (the AI provider: the built-in extractor
+/// or the configured model, checked against the schema). Changes nothing.
+#[utoipa::path(post, path = "/admin/knowledge/documents/{document_id}/extract", params(("document_id" = String, Path, description = "Document id")),
+    responses((status = 200, body = LeverExtraction), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
+pub async fn extract_levers(
+    State(state): State<AppState>,
+    _admin: AdminActor,
+    Path(document_id): Path<String>,
+) -> ApiResult<axum::Json<LeverExtraction>> {
+    Ok(axum::Json(rules::extract(&state, &document_id).await?))
+}
+
+/// 'Save to Knowledge Base': the reviewed levers and their rules, all or nothing (422 with the
+/// specification's validation messages).
+#[utoipa::path(post, path = "/admin/knowledge/levers", request_body = SaveLeversInput,
+    responses((status = 201, body = SaveLeversResult), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn save_levers(
+    State(state): State<AppState>,
+    AdminActor(actor): AdminActor,
+    AppJson(input): AppJson<SaveLeversInput>,
+) -> ApiResult<(StatusCode, axum::Json<SaveLeversResult>)> {
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(rules::save(&state, &actor, input).await?),
+    ))
+}
+
+/// The Rules tab: regulatory rules, priority descending then newest first (`all`: with the
+/// versions out of force).
+#[utoipa::path(get, path = "/admin/knowledge/rules", params(RulesQuery),
+    responses((status = 200, body = Vec<RegulatoryRule>), (status = 403, body = crate::error::ErrorBody)))]
+pub async fn list_rules(
+    State(state): State<AppState>,
+    _admin: AdminActor,
+    Query(q): Query<RulesQuery>,
+) -> ApiResult<axum::Json<Vec<RegulatoryRule>>> {
+    Ok(axum::Json(rules::list(&state, &q).await?))
 }

@@ -25,6 +25,7 @@ pub mod mappings;
 pub mod misc;
 pub mod profile;
 pub mod qa;
+pub mod regulatory_rules;
 pub mod report_media;
 pub mod report_templates;
 pub mod reports;

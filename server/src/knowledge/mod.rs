@@ -9,6 +9,7 @@
 
 pub mod chunk;
 pub mod extract;
+pub mod levers;
 
 pub use chunk::{Chunk, ChunkOptions, article_refs, chunk};
 pub use extract::{ExtractError, Extracted, Limits, extract, extract_isolated};

@@ -121,6 +121,9 @@ pub enum Event {
     /// The knowledge base's settings (the chunk size) changed.
     #[serde(rename = "knowledge.settings_changed")]
     KnowledgeSettingsChanged,
+    /// Regulatory rules were saved from a lever extraction (the Rules tab and Total Rules).
+    #[serde(rename = "knowledge.rules_changed")]
+    KnowledgeRulesChanged,
     /// A client's project settings (name, description) changed.
     #[serde(rename = "project.updated")]
     ProjectUpdated(ProjectChange),
@@ -197,6 +200,7 @@ impl Event {
             Event::LeversChanged(_) => "levers.changed",
             Event::KnowledgeChanged(_) => "knowledge.changed",
             Event::KnowledgeSettingsChanged => "knowledge.settings_changed",
+            Event::KnowledgeRulesChanged => "knowledge.rules_changed",
             Event::ProjectUpdated(_) => "project.updated",
             Event::ClientChanged(_) => "client.changed",
             Event::UserChanged(_) => "user.changed",

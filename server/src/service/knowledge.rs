@@ -248,6 +248,9 @@ pub struct KnowledgeStats {
     pub categories: i64,
     /// Completed documents per category.
     pub by_category: Vec<KnowledgeCategoryCount>,
+    /// Regulatory rules in force (saved from lever extraction).
+    #[ts(type = "number")]
+    pub total_rules: i64,
 }
 
 /// An upload: the received files and the category or lever they belong to.
@@ -635,6 +638,7 @@ pub async fn stats(state: &AppState) -> ApiResult<KnowledgeStats> {
         failed: s.failed,
         categories: i64::try_from(CATEGORIES.len()).unwrap_or(4),
         by_category,
+        total_rules: crate::db::regulatory_rules::count_active(&state.db.pool).await?,
     })
 }
 

@@ -222,7 +222,11 @@ fn check(input: &LeverInput, adding: bool) -> ApiResult<Checked> {
 }
 
 /// Refuses a name whose folder another lever's name already gives.
-async fn check_unique(conn: &mut sqlx::AnyConnection, id: &str, name: &str) -> ApiResult<()> {
+pub(crate) async fn check_unique(
+    conn: &mut sqlx::AnyConnection,
+    id: &str,
+    name: &str,
+) -> ApiResult<()> {
     let folder = lever_folder(name, id);
     let taken = db::names(&mut *conn)
         .await?
@@ -248,7 +252,7 @@ fn not_found() -> ApiError {
     ApiError::not_found("Lever not found")
 }
 
-fn changed(lever_id: &str) -> Event {
+pub(crate) fn changed(lever_id: &str) -> Event {
     Event::LeversChanged(LeverChange {
         lever_id: lever_id.to_owned(),
     })

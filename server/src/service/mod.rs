@@ -23,6 +23,7 @@ pub mod insights;
 pub mod invitations;
 pub mod justifications;
 pub mod knowledge;
+pub mod knowledge_rules;
 pub mod lever_dictionary;
 pub mod levers;
 pub mod mappings;

@@ -581,3 +581,231 @@ async fn the_chunk_size_is_validated_saved_and_applied_by_a_reindex_that_keeps_s
     }
     assert_eq!(admin.json(SETTINGS).await.1["chunkWords"], 50);
 }
+
+/// The CRR's standardised-approach articles (114 to 122, as amended by CRR2), as plain text.
+pub(crate) const CRR: &str = include_str!("../fixtures/crr_standardised_articles.txt");
+
+async fn rules(s: &Session, all: bool) -> Vec<Value> {
+    let (st, v) = s
+        .json(&format!(
+            "/api/admin/knowledge/rules{}",
+            if all { "?all=true" } else { "" }
+        ))
+        .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    v.as_array().expect("rules").clone()
+}
+
+#[tokio::test]
+async fn levers_and_rules_are_extracted_from_the_crr_reviewed_and_saved_with_versions() {
+    let app = TestApp::spawn().await;
+    let admin = app.login(ADMIN).await;
+    let (st, v) = upload(
+        &admin,
+        &[("crr-articles.txt", CRR.as_bytes().to_vec())],
+        &[("category", "Assets")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let id = v[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(settled(&admin, &id).await["status"], "completed");
+
+    let (st, x) = send(
+        &admin,
+        Method::POST,
+        &format!("/api/admin/knowledge/documents/{id}/extract"),
+        None,
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{x}");
+    assert_eq!(x["engine"], "builtin");
+    assert_eq!(x["documentName"], "crr-articles.txt");
+    let levers = x["levers"].as_array().unwrap().clone();
+    let names: Vec<&str> = levers
+        .iter()
+        .map(|l| l["leverName"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert!(
+        x["existingLevers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["name"] == "Public Sector Entities (PSE)")
+    );
+    let pse = levers
+        .iter()
+        .find(|l| l["leverName"] == "Public Sector Entities (PSE)")
+        .unwrap()
+        .clone();
+    let table2 = pse["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["conditions"]["basis"] == "sovereign_cqs")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        table2["actions"]["riskWeightByCqs"],
+        json!({"1": 20, "2": 50, "3": 100, "4": 100, "5": 100, "6": 150, "sovereign_unrated": 100})
+    );
+    let corporates = levers
+        .iter()
+        .find(|l| l["leverName"] == "Corporates")
+        .unwrap()
+        .clone();
+
+    // Nothing to save, and a lever with errors: refused with the specification's messages, nothing written.
+    let (st, v) = send(
+        &admin,
+        Method::POST,
+        "/api/admin/knowledge/levers",
+        Some(json!({"levers": []})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(v["message"].as_str().unwrap().starts_with("No Data"), "{v}");
+    let mut broken = pse.clone();
+    broken["description"] = json!("");
+    broken["rules"][0]["conditions"] = json!({});
+    let (st, v) = send(
+        &admin,
+        Method::POST,
+        "/api/admin/knowledge/levers",
+        Some(json!({"documentId": id, "levers": [corporates, broken]})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(
+        v["message"],
+        "Validation Failed: Please fix all validation errors before saving. Public Sector Entities (PSE): Description is required; Public Sector Entities (PSE): Rule 1: Conditions are required"
+    );
+    assert!(rules(&admin, true).await.is_empty());
+    let (_, levers_before) = admin.json("/api/admin/levers").await;
+    assert!(
+        !levers_before
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["name"] == "Corporates"),
+        "{levers_before}"
+    );
+
+    // Saved: PSE onto the product's lever (similar name), Corporates as a new lever.
+    let (st, saved) = send(
+        &admin,
+        Method::POST,
+        "/api/admin/knowledge/levers",
+        Some(json!({"documentId": id, "levers": [pse, corporates]})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{saved}");
+    assert_eq!(saved["levers"][0]["leverId"], "lever-pse");
+    assert_eq!(saved["levers"][0]["created"], false);
+    assert_eq!(
+        saved["levers"][0]["message"],
+        "A lever with a similar name already exists. Selecting it."
+    );
+    assert_eq!(saved["levers"][1]["created"], true);
+    let n = pse["rules"].as_array().unwrap().len() + corporates["rules"].as_array().unwrap().len();
+    assert_eq!(saved["rules"], json!(n));
+    let (_, levers_after) = admin.json("/api/admin/levers").await;
+    assert!(
+        levers_after
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["name"] == "Corporates"),
+        "{levers_after}"
+    );
+
+    let listed = rules(&admin, false).await;
+    assert_eq!(listed.len(), n);
+    let priorities: Vec<i64> = listed
+        .iter()
+        .map(|r| r["priority"].as_i64().unwrap())
+        .collect();
+    assert!(
+        priorities.windows(2).all(|w| w[0] >= w[1]),
+        "{priorities:?}"
+    );
+    let t2 = listed
+        .iter()
+        .find(|r| r["ruleName"] == table2["ruleName"])
+        .unwrap();
+    assert_eq!(t2["version"], 1);
+    assert_eq!(t2["isActive"], true);
+    assert_eq!(t2["leverName"], "Public Sector Entities (PSE)");
+    assert_eq!(t2["actions"], table2["actions"]);
+    assert_eq!(t2["articleReference"], table2["articleReference"]);
+    assert_eq!(t2["sourceDocumentName"], "crr-articles.txt");
+    assert_eq!(t2["engine"], "builtin");
+    let (_, stats) = admin.json("/api/admin/knowledge/stats").await;
+    assert_eq!(stats["totalRules"], json!(n));
+
+    // Saved again (a typed lever name that only differs in case and punctuation): new versions,
+    // the earlier ones kept out of force.
+    let mut again = pse.clone();
+    again["leverName"] = json!("public sector entities - PSE");
+    let (st, v) = send(
+        &admin,
+        Method::POST,
+        "/api/admin/knowledge/levers",
+        Some(json!({"levers": [again]})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let pse_rules = pse["rules"].as_array().unwrap().len();
+    assert_eq!(v["levers"][0]["leverId"], "lever-pse");
+    assert_eq!(v["levers"][0]["newVersions"], json!(pse_rules));
+    assert_eq!(rules(&admin, false).await.len(), n);
+    let all = rules(&admin, true).await;
+    assert_eq!(all.len(), n + pse_rules);
+    let versions: Vec<(i64, bool)> = all
+        .iter()
+        .filter(|r| r["ruleName"] == table2["ruleName"])
+        .map(|r| {
+            (
+                r["version"].as_i64().unwrap(),
+                r["isActive"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(versions.len(), 2);
+    assert!(
+        versions.contains(&(2, true)) && versions.contains(&(1, false)),
+        "{versions:?}"
+    );
+
+    // Administrators only.
+    for who in [USER_A, VIEWER, APPROVER] {
+        let s = app.login(who).await;
+        let (st, _) = send(
+            &s,
+            Method::POST,
+            &format!("/api/admin/knowledge/documents/{id}/extract"),
+            None,
+        )
+        .await;
+        assert_eq!(st, StatusCode::FORBIDDEN, "{who}");
+        let (st, _) = send(
+            &s,
+            Method::POST,
+            "/api/admin/knowledge/levers",
+            Some(json!({"levers": []})),
+        )
+        .await;
+        assert_eq!(st, StatusCode::FORBIDDEN, "{who}");
+        let (st, _) = s.json("/api/admin/knowledge/rules").await;
+        assert_eq!(st, StatusCode::FORBIDDEN, "{who}");
+    }
+    // An unknown document.
+    let (st, _) = send(
+        &admin,
+        Method::POST,
+        "/api/admin/knowledge/documents/nope/extract",
+        None,
+    )
+    .await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+}

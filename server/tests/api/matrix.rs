@@ -545,6 +545,19 @@ const ROUTES: &[Route] = &[
     route("PUT", "/api/admin/knowledge/settings", Rule::Admin, 200)
         .body(|_| Some(json!({"chunkWords": 200}))),
     route("POST", "/api/admin/knowledge/reindex", Rule::Admin, 200),
+    // The fixture's document failed: there is nothing to extract from.
+    route("POST", "/api/admin/knowledge/documents/{document_id}/extract", Rule::Admin, 422)
+        .needs(Needs::KnowledgeDocument),
+    route("POST", "/api/admin/knowledge/levers", Rule::Admin, 201).body(|_| {
+        Some(json!({"levers": [{
+            "leverName": "Matrix lever", "leverCategory": "Assets", "description": "A lever",
+            "articleReference": "Article 116", "confidenceScore": 0.8, "variables": [],
+            "rules": [{"ruleName": "Short term", "ruleType": "calculation", "ruleDescription": "",
+                "conditions": {"maturity": "le_3m_original"}, "actions": {"riskWeight": 20},
+                "priority": 90, "isActive": true, "articleReference": "Article 116(3)"}]
+        }]}))
+    }),
+    route("GET", "/api/admin/knowledge/rules", Rule::Admin, 200),
     // Settings and profile: one's own profile, colleagues' avatars (the viewer has none), the
     // client's project settings, the configuration administrators see.
     route("GET", "/api/profile", Rule::SignedIn, 200),

@@ -913,3 +913,103 @@ async fn totals_by_asset_class_and_country_of_a_generated_file_equal_the_sums_of
     // in a debug build on a busy machine (a generous bound, so the test is not flaky).
     assert!(took < Duration::from_secs(2), "{took:?}");
 }
+
+/// With a model configured, lever extraction asks it for the schema's JSON, reads it streamed,
+/// and refuses an answer that breaks the schema or quotes a weight the text does not hold.
+#[tokio::test]
+async fn the_model_extracts_levers_as_json_checked_against_the_schema_and_the_text() {
+    let (base, fake) = fake_model().await;
+    let app = TestApp::spawn_with(|c| {
+        c.llm_base_url = Some(base.clone());
+        c.llm_model = Some("fake-model".into());
+        c.llm_api_key = Some(server::config::Secret::from("sk-test-key"));
+        c.llm_timeout_secs = 2;
+        c.llm_max_retries = 0;
+    })
+    .await;
+    let admin = app.login(ADMIN).await;
+    let (st, v) = crate::knowledge::upload(
+        &admin,
+        &[("crr.txt", crate::knowledge::CRR.as_bytes().to_vec())],
+        &[("category", "Assets")],
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let id = v[0]["id"].as_str().unwrap().to_string();
+    crate::knowledge::settled(&admin, &id).await;
+    let path = format!("/api/admin/knowledge/documents/{id}/extract");
+    let lever = |weight: u32, category: &str| -> &'static str {
+        Box::leak(
+            json!({"levers": [{
+                "leverName": "Public Sector Entities (PSE)", "leverCategory": category,
+                "description": "Article 116", "articleReference": "Article 116",
+                "confidenceScore": 0.85,
+                "variables": [{"name": "original_maturity_months", "type": "number", "description": "months"}],
+                "rules": [{"ruleName": "Short term", "ruleType": "calculation",
+                    "ruleDescription": "Original maturity of three months or less",
+                    "conditions": {"maturity": "le_3m_original"}, "actions": {"riskWeight": weight},
+                    "priority": 90, "isActive": true, "articleReference": "Article 116(3)"}]
+            }]})
+            .to_string()
+            .into_boxed_str(),
+        )
+    };
+    // The answer arrives in pieces, as a fenced JSON block.
+    let good = lever(20, "Assets");
+    let (a, b) = good.split_at(good.len() / 2);
+    *fake.next.lock().unwrap() = Fake::Stream(vec!["```json\n", a, b, "\n```"]);
+    let (st, x) = send(&admin, reqwest::Method::POST, &path, None).await;
+    assert_eq!(st, StatusCode::OK, "{x}");
+    assert_eq!(x["engine"], "openai");
+    assert_eq!(
+        x["levers"][0]["rules"][0]["actions"],
+        json!({"riskWeight": 20})
+    );
+    {
+        let reqs = fake.requests.lock().unwrap();
+        let sent = reqs.last().unwrap();
+        assert_eq!(sent["response_format"]["type"], "json_object");
+        let system = sent["messages"][0]["content"].as_str().unwrap();
+        assert!(system.contains("leverCategory"), "{system}");
+        let user = sent["messages"][1]["content"].as_str().unwrap();
+        assert!(
+            user.contains("Article 116") && user.contains("[page 1]"),
+            "{user}"
+        );
+    }
+    // A weight the text does not hold (the articles have no 35 %).
+    *fake.next.lock().unwrap() = Fake::Stream(vec![lever(35, "Assets")]);
+    let (st, v) = send(&admin, reqwest::Method::POST, &path, None).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(v["message"].as_str().unwrap().contains("35"), "{v}");
+    // Outside the schema.
+    *fake.next.lock().unwrap() = Fake::Stream(vec![lever(20, "Loans")]);
+    let (st, v) = send(&admin, reqwest::Method::POST, &path, None).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Extraction error: the model's extraction does not follow the schema"),
+        "{v}"
+    );
+    // Not JSON at all.
+    *fake.next.lock().unwrap() = Fake::Stream(vec!["I found three levers."]);
+    let (st, v) = send(&admin, reqwest::Method::POST, &path, None).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("not the JSON asked for"),
+        "{v}"
+    );
+    // The model's rate limit: the specification's message with the quoted wait.
+    *fake.next.lock().unwrap() = Fake::RateLimited("30");
+    let (st, v) = send(&admin, reqwest::Method::POST, &path, None).await;
+    assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{v}");
+    assert_eq!(
+        v["message"],
+        "I've reached my rate limit. Please try again in 30 seconds."
+    );
+}

@@ -32,4 +32,8 @@ categories: number,
 /**
  * Completed documents per category.
  */
-byCategory: Array<KnowledgeCategoryCount>, };
+byCategory: Array<KnowledgeCategoryCount>, 
+/**
+ * Regulatory rules in force (saved from lever extraction).
+ */
+totalRules: number, };

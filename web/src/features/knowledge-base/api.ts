@@ -3,7 +3,11 @@ import type { KnowledgeHit } from '@/api/types/KnowledgeHit'
 import type { KnowledgeSettings } from '@/api/types/KnowledgeSettings'
 import type { KnowledgeSettingsInput } from '@/api/types/KnowledgeSettingsInput'
 import type { KnowledgeStats } from '@/api/types/KnowledgeStats'
+import type { LeverExtraction } from '@/api/types/LeverExtraction'
+import type { RegulatoryRule } from '@/api/types/RegulatoryRule'
 import type { ReindexResult } from '@/api/types/ReindexResult'
+import type { SaveLeversInput } from '@/api/types/SaveLeversInput'
+import type { SaveLeversResult } from '@/api/types/SaveLeversResult'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { api, apiRequest } from '@/lib/api-client'
@@ -14,6 +18,11 @@ export type { KnowledgeDocument } from '@/api/types/KnowledgeDocument'
 export type { KnowledgeHit } from '@/api/types/KnowledgeHit'
 export type { KnowledgeSettings } from '@/api/types/KnowledgeSettings'
 export type { KnowledgeStats } from '@/api/types/KnowledgeStats'
+export type { ExtractedLever } from '@/api/types/ExtractedLever'
+export type { ExtractedRule } from '@/api/types/ExtractedRule'
+export type { LeverExtraction } from '@/api/types/LeverExtraction'
+export type { RegulatoryRule } from '@/api/types/RegulatoryRule'
+export type { SaveLeversResult } from '@/api/types/SaveLeversResult'
 
 /** Query keys of the knowledge base (product configuration: no client). */
 export const knowledgeKeys = {
@@ -22,6 +31,7 @@ export const knowledgeKeys = {
   stats: ['admin', 'knowledge', 'stats'] as const,
   settings: ['admin', 'knowledge', 'settings'] as const,
   search: (q: string) => ['admin', 'knowledge', 'search', q] as const,
+  rules: ['admin', 'knowledge', 'rules'] as const,
 }
 
 /** Where the server announces uploads, completions, failures and deletions (administrators only). */
@@ -43,6 +53,10 @@ export const reindex = () => api.post<ReindexResult>('/api/admin/knowledge/reind
 export const searchKnowledge = (q: string, limit = SEARCH_LIMIT) =>
   api.get<KnowledgeHit[]>(`/api/admin/knowledge/search?q=${enc(q)}&limit=${limit}`)
 
+export const extractLevers = (documentId: string) => api.post<LeverExtraction>(`/api/admin/knowledge/documents/${enc(documentId)}/extract`)
+export const saveLevers = (input: SaveLeversInput) => api.post<SaveLeversResult>('/api/admin/knowledge/levers', input)
+export const listRules = () => api.get<RegulatoryRule[]>('/api/admin/knowledge/rules')
+
 /** Uploads documents of one lever category in one request (all or none are stored). */
 export const uploadDocuments = (files: File[], category: string) =>
   sendForm<KnowledgeDocument[]>('/api/admin/knowledge/documents', 'POST', () => {
@@ -58,7 +72,7 @@ export function useKnowledgeLive() {
   const refetch = () => void queryClient.invalidateQueries({ queryKey: knowledgeKeys.all })
   useRealtimeTopic(KNOWLEDGE_TOPIC, {
     onEvent: (frame) => {
-      if (frame.type === 'knowledge.changed' || frame.type === 'knowledge.settings_changed') refetch()
+      if (frame.type === 'knowledge.changed' || frame.type === 'knowledge.settings_changed' || frame.type === 'knowledge.rules_changed') refetch()
     },
     onResync: refetch,
   })
@@ -116,4 +130,17 @@ export function useSaveSettings() {
 export function useReindex() {
   const settled = useRefetchAll()
   return useMutation({ mutationFn: reindex, onSettled: settled })
+}
+
+export function useRules() {
+  return useQuery({ queryKey: knowledgeKeys.rules, queryFn: listRules })
+}
+
+export function useExtractLevers() {
+  return useMutation({ mutationFn: extractLevers })
+}
+
+export function useSaveLevers() {
+  const settled = useRefetchAll()
+  return useMutation({ mutationFn: saveLevers, onSettled: settled })
 }

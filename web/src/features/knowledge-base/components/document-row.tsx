@@ -1,4 +1,4 @@
-import { FileText, Trash2 } from 'lucide-react'
+import { FileText, Sparkles, Trash2 } from 'lucide-react'
 
 import { Button } from '@/components/ui/button'
 import { formatDate } from '@/lib/format'
@@ -16,8 +16,20 @@ const STAGES: Record<string, string> = {
   done: 'Done',
 }
 
-/** One uploaded document: name, category, size, status; progress while processing, pages and chunks once completed, the error when failed. */
-export function DocumentRow({ doc, onDelete }: { doc: KnowledgeDocument; onDelete?: (doc: KnowledgeDocument) => void }) {
+type Props = {
+  doc: KnowledgeDocument
+  onDelete?: (doc: KnowledgeDocument) => void
+  /** Proposes levers and rules from a completed document. */
+  onExtract?: (doc: KnowledgeDocument) => void
+  /** The document whose extraction is under way. */
+  extracting?: string
+}
+
+/**
+ * One uploaded document: name, category, size, status; progress while processing, pages and
+ * chunks once completed (with Extract levers), the error when failed.
+ */
+export function DocumentRow({ doc, onDelete, onExtract, extracting }: Props) {
   return (
     <li className="flex items-start gap-3 rounded-lg border border-slate-200 px-4 py-3" aria-label={doc.name} data-testid="kb-document">
       <FileText className="mt-0.5 size-5 shrink-0 text-brand-700" aria-hidden />
@@ -54,6 +66,11 @@ export function DocumentRow({ doc, onDelete }: { doc: KnowledgeDocument; onDelet
         ) : null}
         {doc.status === 'failed' && doc.error ? <p className="text-xs text-red-700">{doc.error}</p> : null}
       </div>
+      {onExtract && doc.status === 'completed' ? (
+        <Button variant="outline" size="sm" onClick={() => onExtract(doc)} disabled={extracting !== undefined} aria-label={`Extract levers from ${doc.name}`}>
+          <Sparkles /> {extracting === doc.id ? 'Extracting...' : 'Extract levers'}
+        </Button>
+      ) : null}
       {onDelete ? (
         <Button variant="ghost" size="icon" className="size-8 text-red-600 hover:text-red-700" aria-label={`Delete ${doc.name}`} onClick={() => onDelete(doc)}>
           <Trash2 className="size-4" />

@@ -43,6 +43,7 @@ const STATS: KnowledgeStats = {
   failed: 1,
   categories: 4,
   byCategory: [{ category: 'Assets', documents: 6 }],
+  totalRules: 17,
 }
 
 /**
@@ -144,8 +145,7 @@ describe('KnowledgeBase', () => {
     await waitFor(() => expect(stat('Total Documents')).toHaveTextContent('6'))
     expect(stat('Total Uploads')).toHaveTextContent('8')
     expect(stat('Categories')).toHaveTextContent('4')
-    // Rule extraction is not built: no rules card, no rules tab, no made-up figure.
-    expect(screen.queryByText('Total Rules')).not.toBeInTheDocument()
+    expect(stat('Total Rules')).toHaveTextContent('17')
     expect(screen.getByText('12.345 chunks indexed')).toBeInTheDocument()
 
     const recent = await screen.findByRole('list', { name: 'Recent uploads' })
@@ -164,7 +164,11 @@ describe('KnowledgeBase', () => {
 
     await userEvent.click(screen.getByRole('button', { name: 'Show all 6' }))
     expect(within(recent).getByText('Sixth and oldest.txt')).toBeInTheDocument()
-    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Settings'])
+    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Single lever doc upload', 'Bulk lever doc upload', 'Rules', 'Settings'])
+    // Only completed documents offer an extraction.
+    expect(within(completed).getByRole('button', { name: 'Extract levers from EBA guidelines.docx' })).toBeInTheDocument()
+    expect(within(failed).queryByRole('button', { name: /Extract levers/ })).not.toBeInTheDocument()
+    expect(within(processing).queryByRole('button', { name: /Extract levers/ })).not.toBeInTheDocument()
   })
 
   it('refuses a .doc and an oversized file before sending, then uploads a document that shows its live status', async () => {

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { BookOpen, FileStack, FolderTree, RefreshCw, Upload, UploadCloud } from 'lucide-react'
+import { BookOpen, FileStack, FolderTree, ListChecks, RefreshCw, Upload, UploadCloud } from 'lucide-react'
 import { useState, type ReactNode } from 'react'
 
 import { Alert } from '@/components/ui/alert'
@@ -12,8 +12,10 @@ import { errorMessage } from '@/lib/api-client'
 import { formatCount } from '@/lib/format'
 import { toast } from '@/lib/toast'
 
-import { knowledgeKeys, useDeleteDocument, useDocuments, useKnowledgeLive, useKnowledgeStats, type KnowledgeDocument } from '../api'
+import { knowledgeKeys, useDeleteDocument, useDocuments, useExtractLevers, useKnowledgeLive, useKnowledgeStats, type KnowledgeDocument, type LeverExtraction } from '../api'
 import { DocumentRow } from './document-row'
+import { LeverReview } from './lever-review'
+import { RulesPanel } from './rules-panel'
 import { SearchPanel } from './search-panel'
 import { SettingsPanel } from './settings-panel'
 import { UploadPanel } from './upload-panel'
@@ -23,8 +25,7 @@ export const RECENT_UPLOADS = 5
 
 const NO_DOCUMENTS: KnowledgeDocument[] = []
 
-// Rule extraction (the Total Rules card and the Rules tab) comes with the rules themselves.
-type Tab = 'overview' | 'single' | 'bulk' | 'settings'
+type Tab = 'overview' | 'single' | 'bulk' | 'rules' | 'settings'
 
 function StatCard({ label, value, hint, icon }: { label: string; value: ReactNode; hint?: string; icon: ReactNode }) {
   return (
@@ -43,9 +44,10 @@ function StatCard({ label, value, hint, icon }: { label: string; value: ReactNod
 
 /**
  * AI Knowledge Base Management (spec 002 section 2): the stat cards, Refresh, and the tabs
- * Overview (recent uploads, quick actions, search), Single and Bulk lever doc upload, Settings
- * (chunk size, re-index). Live on `admin:knowledge`; the list is read every second while a
- * document is processing.
+ * Overview (recent uploads, quick actions, search), Single and Bulk lever doc upload, Rules (the
+ * review of a document's extracted levers, then the saved rules), Settings (chunk size,
+ * re-index). Live on `admin:knowledge`; the list is read every second while a document is
+ * processing.
  */
 export function KnowledgeBase() {
   useKnowledgeLive()
@@ -57,6 +59,20 @@ export function KnowledgeBase() {
   const [showAll, setShowAll] = useState(false)
   const [deleting, setDeleting] = useState<KnowledgeDocument | null>(null)
   const [refreshing, setRefreshing] = useState(false)
+  const [extraction, setExtraction] = useState<LeverExtraction | null>(null)
+  const extract = useExtractLevers()
+
+  const onExtract = (doc: KnowledgeDocument) => {
+    extract.mutate(doc.id, {
+      onSuccess: (x) => {
+        setExtraction(x)
+        setTab('rules')
+        if (x.levers.length === 0) toast.info('No levers found', `No articles with risk weights or conditions were recognised in ${doc.name}.`)
+      },
+      onError: (error) => toast.error('Extraction error', errorMessage(error, 'Rule extraction and update failed.')),
+    })
+  }
+  const extracting = extract.isPending ? extract.variables : undefined
 
   const docs = documents.data ?? NO_DOCUMENTS
   const shown = showAll ? docs : docs.slice(0, RECENT_UPLOADS)
@@ -92,13 +108,14 @@ export function KnowledgeBase() {
           </Button>
         </Alert>
       ) : null}
-      <div className="grid gap-4 sm:grid-cols-3">
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <StatCard
           label="Total Documents"
           value={figure(s?.totalDocuments)}
           hint={s ? `${formatCount(s.totalChunks)} ${s.totalChunks === 1 ? 'chunk' : 'chunks'} indexed` : undefined}
           icon={<BookOpen />}
         />
+        <StatCard label="Total Rules" value={figure(s?.totalRules)} hint="Regulatory rules in force" icon={<ListChecks />} />
         <StatCard
           label="Total Uploads"
           value={figure(s?.totalUploads)}
@@ -113,6 +130,7 @@ export function KnowledgeBase() {
           <TabsTrigger value="overview">Overview</TabsTrigger>
           <TabsTrigger value="single">Single lever doc upload</TabsTrigger>
           <TabsTrigger value="bulk">Bulk lever doc upload</TabsTrigger>
+          <TabsTrigger value="rules">Rules</TabsTrigger>
           <TabsTrigger value="settings">Settings</TabsTrigger>
         </TabsList>
 
@@ -147,7 +165,7 @@ export function KnowledgeBase() {
                 ) : (
                   <ul className="space-y-2" aria-label="Recent uploads">
                     {shown.map((d) => (
-                      <DocumentRow key={d.id} doc={d} onDelete={setDeleting} />
+                      <DocumentRow key={d.id} doc={d} onDelete={setDeleting} onExtract={onExtract} extracting={extracting} />
                     ))}
                   </ul>
                 )}
@@ -171,10 +189,14 @@ export function KnowledgeBase() {
         </TabsContent>
 
         <TabsContent value="single">
-          <UploadPanel multiple={false} documents={docs} documentsUpdatedAt={documents.dataUpdatedAt} onDelete={setDeleting} />
+          <UploadPanel multiple={false} documents={docs} documentsUpdatedAt={documents.dataUpdatedAt} onDelete={setDeleting} onExtract={onExtract} extracting={extracting} />
         </TabsContent>
         <TabsContent value="bulk">
-          <UploadPanel multiple documents={docs} documentsUpdatedAt={documents.dataUpdatedAt} onDelete={setDeleting} />
+          <UploadPanel multiple documents={docs} documentsUpdatedAt={documents.dataUpdatedAt} onDelete={setDeleting} onExtract={onExtract} extracting={extracting} />
+        </TabsContent>
+        <TabsContent value="rules" className="space-y-6">
+          {extraction ? <LeverReview key={`${extraction.documentId}-${extract.submittedAt}`} extraction={extraction} onClose={() => setExtraction(null)} /> : null}
+          <RulesPanel />
         </TabsContent>
         <TabsContent value="settings">
           <SettingsPanel />

@@ -26,6 +26,8 @@ type Props = {
   /** When the list was last read (a document uploaded before and missing from it was deleted). */
   documentsUpdatedAt: number
   onDelete: (doc: KnowledgeDocument) => void
+  onExtract?: (doc: KnowledgeDocument) => void
+  extracting?: string
 }
 
 let nextKey = 1
@@ -35,7 +37,7 @@ let nextKey = 1
  * dropped or browsed. Files are checked here with the server's messages before anything is sent;
  * then each uploaded document shows its live status and progress.
  */
-export function UploadPanel({ multiple, documents, documentsUpdatedAt, onDelete }: Props) {
+export function UploadPanel({ multiple, documents, documentsUpdatedAt, onDelete, onExtract, extracting }: Props) {
   const ids = useId()
   const [category, setCategory] = useState('')
   const [items, setItems] = useState<Item[]>([])
@@ -217,7 +219,7 @@ export function UploadPanel({ multiple, documents, documentsUpdatedAt, onDelete 
             <ul className="space-y-2">
               {sent.map((i) =>
                 i.document ? (
-                  <DocumentRow key={i.key} doc={live(i.document)} onDelete={onDelete} />
+                  <DocumentRow key={i.key} doc={live(i.document)} onDelete={onDelete} onExtract={onExtract} extracting={extracting} />
                 ) : (
                   <li key={i.key} className="flex items-start gap-3 rounded-lg border border-red-200 px-4 py-3" aria-label={i.file.name}>
                     <FileText className="mt-0.5 size-5 shrink-0 text-red-600" aria-hidden />
