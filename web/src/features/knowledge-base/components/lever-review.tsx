@@ -320,7 +320,8 @@ function JsonField({ label, value, error, disabled, onChange }: { label: string;
   const [text, setText] = useState(() => JSON.stringify(value, null, 2))
   const parsed = parseObject(text)
   return (
-    <FormField label={label} error={error} hint={parsed === null ? 'Not a JSON object: the last valid value is kept.' : undefined}>
+    <div className="space-y-1">
+    <FormField label={label} error={error}>
       {(ids) => (
         <Textarea
           {...ids}
@@ -336,5 +337,7 @@ function JsonField({ label, value, error, disabled, onChange }: { label: string;
         />
       )}
     </FormField>
+      {parsed === null ? <p className="text-xs text-amber-700">Not a JSON object: the last valid value is kept.</p> : null}
+    </div>
   )
 }
