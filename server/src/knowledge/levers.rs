@@ -1071,7 +1071,7 @@ pub fn propose(blocks: &[Block]) -> Vec<ExtractedLever> {
         if rules.is_empty() {
             continue;
         }
-        rules.sort_by(|a, b| b.priority.cmp(&a.priority));
+        rules.sort_by_key(|r| std::cmp::Reverse(r.priority));
         let article_reference = d
             .articles
             .iter()
