@@ -9,7 +9,8 @@
 //!   fans every update out as one shared frame, persists updates in small batches (group
 //!   commit) and compacts the log into snapshots;
 //! - the close codes shared with the server and the web app ([`close`]);
-//! - the report document schema and its initial content ([`report`]).
+//! - the report document schema and its initial content ([`report`]), and restoring a version
+//!   as a new edit ([`versions`]).
 //!
 //! What it must never do: know users, roles, HTTP routes, SQL or Redis. The server
 //! authenticates and authorises the caller, decides [`Access`], and hands the socket's binary
@@ -25,6 +26,7 @@ pub mod report;
 pub mod store;
 #[cfg(feature = "traces")]
 pub mod traces;
+pub mod versions;
 
 pub use close::CloseReason;
 pub use doc_task::{apply_in_order, doc_from_stored, encode_snapshot};
