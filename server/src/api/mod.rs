@@ -41,6 +41,7 @@ pub mod profile;
 pub mod qa;
 pub mod report_media;
 pub mod report_templates;
+pub mod report_versions;
 pub mod reports;
 pub mod runs;
 pub mod support;
@@ -74,6 +75,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(reports::router())
         .merge(report_media::router())
         .merge(report_templates::router())
+        .merge(report_versions::router())
         .merge(justifications::router())
         .merge(runs::router())
         .merge(collab_ws::router())

@@ -28,6 +28,7 @@ pub mod qa;
 pub mod regulatory_rules;
 pub mod report_media;
 pub mod report_templates;
+pub mod report_versions;
 pub mod reports;
 pub mod runs;
 pub mod savings;

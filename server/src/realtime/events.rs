@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::service::board::BoardPatch;
 use crate::service::calculator::ScenarioChange;
 use crate::service::report_media::ReportMediaChange;
+use crate::service::report_versions::ReportVersionChange;
 use crate::service::reports::ReportListChange;
 use crate::service::runs::RunSnapshot;
 use crate::service::savings::SavingsChanged;
@@ -68,6 +69,9 @@ pub enum Event {
     /// A data file or image of a report was deleted.
     #[serde(rename = "report.media.deleted")]
     ReportMediaDeleted(ReportMediaChange),
+    /// A version of a report was taken (by a user, or before a restore).
+    #[serde(rename = "report.versions.changed")]
+    ReportVersionsChanged(ReportVersionChange),
     /// A processing run's progress or end (its snapshot; `seq` is the run's own, on the run's
     /// topic and `admin:runs`).
     #[serde(rename = "run.progress")]
@@ -184,6 +188,7 @@ impl Event {
             Event::FolderDeleted(_) => "folder.deleted",
             Event::ReportMediaCreated(_) => "report.media.created",
             Event::ReportMediaDeleted(_) => "report.media.deleted",
+            Event::ReportVersionsChanged(_) => "report.versions.changed",
             Event::RunProgress(_) => "run.progress",
             Event::FileCreated(_) => "file.created",
             Event::FileUpdated(_) => "file.updated",

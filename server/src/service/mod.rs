@@ -32,6 +32,7 @@ pub mod profile;
 pub mod qa;
 pub mod report_media;
 pub mod report_templates;
+pub mod report_versions;
 pub mod reports;
 pub mod runs;
 pub mod savings;

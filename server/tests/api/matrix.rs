@@ -108,6 +108,8 @@ enum Needs {
     Classification,
     /// An analysis file of a new lever of the dictionary (uploaded by the admin).
     LeverFile,
+    /// A named version of a report of Bank A (taken by the admin).
+    ReportVersion,
     /// A user who is a member of Bank A (written directly), for the routes that remove one.
     User,
     /// A report template (created by the admin).
@@ -312,6 +314,15 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/reports/{report_id}/datasets/{dataset}", Rule::ClientRead, 200)
         .needs(Needs::Report),
     route("GET", "/api/reports/{report_id}/export", Rule::ClientRead, 200).needs(Needs::Report),
+    // Version history: readers list and view versions, writers take and restore them.
+    route("GET", "/api/reports/{report_id}/versions", Rule::ClientRead, 200).needs(Needs::Report),
+    route("POST", "/api/reports/{report_id}/versions", Rule::ClientWrite, 201)
+        .needs(Needs::Report)
+        .body(|f| Some(json!({"name": format!("Version {}", f.unique)}))),
+    route("GET", "/api/reports/{report_id}/versions/{version_id}", Rule::ClientRead, 200)
+        .needs(Needs::ReportVersion),
+    route("POST", "/api/reports/{report_id}/versions/{version_id}/restore", Rule::ClientWrite, 200)
+        .needs(Needs::ReportVersion),
     // Report templates: administrators keep them, everyone signed in lists the active ones.
     route("GET", "/api/report-templates", Rule::SignedIn, 200),
     route("GET", "/api/admin/report-templates", Rule::Admin, 200),
@@ -618,6 +629,17 @@ async fn every_served_route_has_a_rule() {
     );
 }
 
+/// A new report of Bank A (created by the admin); its id.
+async fn matrix_report(admin: &Session, f: &Fixture, n: usize) -> String {
+    id_of(
+        admin,
+        Method::POST,
+        "/api/reports",
+        json!({"name": format!("Report {n}"), "client_id": f.client}),
+    )
+    .await
+}
+
 async fn id_of(s: &Session, method: Method, path: &str, body: Value) -> String {
     let csrf = s.cookie("capopt_csrf").unwrap_or_default();
     let r = s
@@ -697,24 +719,10 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             )
             .await
         }
-        Needs::Report => {
-            id_of(
-                admin,
-                Method::POST,
-                "/api/reports",
-                json!({"name": format!("Report {n}"), "client_id": f.client}),
-            )
-            .await
-        }
+        Needs::Report => matrix_report(admin, f, n).await,
         Needs::File => matrix_upload(admin, &f.client, n).await,
         Needs::ReportMedia => {
-            let report = id_of(
-                admin,
-                Method::POST,
-                "/api/reports",
-                json!({"name": format!("Report {n}"), "client_id": f.client}),
-            )
-            .await;
+            let report = matrix_report(admin, f, n).await;
             let csrf = admin.cookie("capopt_csrf").unwrap_or_default();
             let form = reqwest::multipart::Form::new().part(
                 "file",
@@ -732,6 +740,17 @@ async fn fresh(app: &TestApp, admin: &Session, f: &Fixture, needs: Needs, n: usi
             let (st, v) = body_of(r).await;
             assert_eq!(st, StatusCode::CREATED, "{v}");
             format!("{report}/media/{}", v["id"].as_str().expect("media id"))
+        }
+        Needs::ReportVersion => {
+            let report = matrix_report(admin, f, n).await;
+            let version = id_of(
+                admin,
+                Method::POST,
+                &format!("/api/reports/{report}/versions"),
+                json!({"name": format!("Version {n}")}),
+            )
+            .await;
+            format!("{report}/versions/{version}")
         }
         Needs::ReportTemplate => {
             id_of(
@@ -1255,6 +1274,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                     },
                 )
                 .replace("{report_id}/media/{media_id}", &f.fresh)
+                .replace("{report_id}/versions/{version_id}", &f.fresh)
                 .replace("{report_id}", &f.fresh)
                 .replace("{dataset}", "savings_by_month")
                 .replace("{folder_id}", &f.fresh)

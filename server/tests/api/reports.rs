@@ -1358,3 +1358,183 @@ async fn open_document_sockets_follow_sign_out_and_role_changes() {
         Some(collab::close::UNAUTHENTICATED)
     );
 }
+
+/// Appends a paragraph holding `text` to section `section_id` of the peer's document and sends
+/// the edit.
+async fn append_paragraph(peer: &mut ypeer::Peer, section_id: &str, text: &str) {
+    use futures_util::SinkExt;
+    use yrs::{XmlElementPrelim, XmlFragment, XmlTextPrelim};
+    let fragment = peer
+        .doc
+        .get_or_insert_xml_fragment(collab::report::fragment_name(section_id));
+    let before = peer.doc.transact().state_vector();
+    {
+        let mut txn = peer.doc.transact_mut();
+        let p = fragment.push_back(&mut txn, XmlElementPrelim::empty("paragraph"));
+        p.push_back(&mut txn, XmlTextPrelim::new(text));
+    }
+    let update = peer.doc.transact().encode_state_as_update_v1(&before);
+    peer.ws
+        .send(tokio_tungstenite::tungstenite::protocol::Message::Binary(
+            collab::protocol::update(&update),
+        ))
+        .await
+        .unwrap();
+}
+
+/// The rich text of section `section_id` of a peer's document.
+fn section_text(peer: &ypeer::Peer, section_id: &str) -> String {
+    use yrs::GetString;
+    let fragment = peer
+        .doc
+        .get_or_insert_xml_fragment(collab::report::fragment_name(section_id));
+    fragment.get_string(&peer.doc.transact())
+}
+
+#[tokio::test]
+async fn versions_are_taken_viewed_and_restored_live_for_every_co_editor() {
+    let app = TestApp::spawn().await;
+    let user = app.login(USER_A).await;
+    let admin = app.login(ADMIN).await;
+    let viewer = app.login(VIEWER).await;
+    let stranger = app.login(USER_B).await;
+    let id = create(&user, "Versioned").await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut a = ypeer::Peer::connect(&app.base, &id, &user).await;
+    let mut b = ypeer::Peer::connect(&app.base, &id, &admin).await;
+    for p in [&mut a, &mut b] {
+        p.until("initial sections", |p| {
+            collab::report::sections_of(&p.doc).len() == 1
+        })
+        .await;
+    }
+    let section = collab::report::sections_of(&a.doc)[0].id.clone();
+    append_paragraph(&mut a, &section, "First draft: 12.5 bps of CET1.").await;
+    b.until("a's first draft", |p| {
+        section_text(p, &section).contains("First draft")
+    })
+    .await;
+
+    // A version of the document as it is now (the server reads the live state).
+    let path = format!("/api/reports/{id}/versions");
+    let (s, v1) = body(user.post(&path, json!({"name": "  Draft 1 "})).await).await;
+    assert_eq!(s, StatusCode::CREATED, "{v1}");
+    assert_eq!(v1["name"], "Draft 1");
+    assert_eq!(v1["kind"], "manual");
+    assert_eq!(v1["section_count"], 1);
+    assert!(
+        v1["created_by_name"]
+            .as_str()
+            .is_some_and(|n| !n.is_empty()),
+        "{v1}"
+    );
+    let v1_id = v1["id"].as_str().unwrap().to_string();
+
+    // Bad input changes nothing.
+    let (s, e) = body(user.post(&path, json!({"name": "   "})).await).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(e["message"], "Version name is required", "{e}");
+    let (s, e) = body(user.post(&path, json!({"name": "x".repeat(121)})).await).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    let (s, e) = body(
+        user.post_empty(&format!("{path}/no-such-version/restore"))
+            .await,
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_eq!(e["message"], "Version not found", "{e}");
+
+    // Viewers list and read versions; they neither take nor restore one. Another client's
+    // user does not see the report at all.
+    let (s, list) = viewer.json(&path).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let (s, _) = body(viewer.post(&path, json!({"name": "Mine"})).await).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, _) = body(viewer.post_empty(&format!("{path}/{v1_id}/restore")).await).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    for p in [path.clone(), format!("{path}/{v1_id}")] {
+        assert_eq!(
+            stranger.get(&p).await.status(),
+            StatusCode::NOT_FOUND,
+            "{p}"
+        );
+    }
+    let (s, _) = body(
+        stranger
+            .post_empty(&format!("{path}/{v1_id}/restore"))
+            .await,
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    // Later edits.
+    append_paragraph(&mut b, &section, "Second thoughts").await;
+    a.until("b's second thoughts", |p| {
+        section_text(p, &section).contains("Second thoughts")
+    })
+    .await;
+
+    // The version's content, read back from its state: the first draft, not what came after.
+    let (s, detail) = viewer.json(&format!("{path}/{v1_id}")).await;
+    assert_eq!(s, StatusCode::OK);
+    use base64::Engine as _;
+    let state = base64::engine::general_purpose::STANDARD
+        .decode(detail["state"].as_str().unwrap())
+        .unwrap();
+    let content = collab::versions::content_of_v1(&state).unwrap();
+    assert!(
+        content.contains("First draft: 12.5 bps of CET1."),
+        "{content}"
+    );
+    assert!(!content.contains("Second thoughts"), "{content}");
+
+    // Restore: the current state is kept first, then both co-editors receive the restored
+    // content live.
+    let (s, before) = body(user.post_empty(&format!("{path}/{v1_id}/restore")).await).await;
+    assert_eq!(s, StatusCode::OK, "{before}");
+    assert_eq!(before["kind"], "before_restore");
+    assert_eq!(before["name"], "Before restoring “Draft 1”");
+    for p in [&mut a, &mut b] {
+        p.until("the restored content", |p| {
+            !section_text(p, &section).contains("Second thoughts")
+        })
+        .await;
+        assert!(section_text(p, &section).contains("First draft"));
+    }
+    let (_, list) = user.json(&path).await;
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["Before restoring “Draft 1”", "Draft 1"]);
+
+    // Restoring the automatic version undoes the restore.
+    let before_id = before["id"].as_str().unwrap();
+    let (s, _) = body(
+        user.post_empty(&format!("{path}/{before_id}/restore"))
+            .await,
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    a.until("the undone restore", |p| {
+        section_text(p, &section).contains("Second thoughts")
+    })
+    .await;
+
+    // The versions go with the report.
+    assert_eq!(
+        user.delete(&format!("/api/reports/{id}")).await.status(),
+        StatusCode::NO_CONTENT
+    );
+    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM report_versions WHERE report_id = $1")
+        .bind(&id)
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 0);
+}

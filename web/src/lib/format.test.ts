@@ -1,4 +1,4 @@
-import { EMPTY_VALUE, formatBps, formatCount, formatDate, formatEur, formatPercent, formatRatio } from './format'
+import { EMPTY_VALUE, formatBps, formatCount, formatDate, formatDateTime, formatEur, formatPercent, formatRatio } from './format'
 
 // Intl separates the number and the currency/percent sign with a no-break space.
 const nbsp = (s: string) => s.replace(/ /g, '\u00a0')
@@ -65,5 +65,13 @@ describe('formatDate', () => {
   it('shows a dash for missing or invalid dates', () => {
     expect(formatDate(null)).toBe(EMPTY_VALUE)
     expect(formatDate('not a date')).toBe(EMPTY_VALUE)
+  })
+})
+
+describe('formatDateTime', () => {
+  it('shows the date and the local time', () => {
+    expect(formatDateTime('2026-01-05T10:07:00')).toBe('Jan 5, 2026 10:07')
+    expect(formatDateTime('not a date')).toBe(EMPTY_VALUE)
+    expect(formatDateTime(null)).toBe(EMPTY_VALUE)
   })
 })

@@ -72,6 +72,13 @@ export function formatDate(value: string | Date | null | undefined): string {
   return isValid(date) ? formatDateFns(date, 'MMM d, yyyy') : EMPTY_VALUE
 }
 
+/** A moment (ISO 8601 string or Date) as 'MMM d, yyyy HH:mm' in local time: `Jan 5, 2026 10:00`. */
+export function formatDateTime(value: string | Date | null | undefined): string {
+  if (value === null || value === undefined || value === '') return EMPTY_VALUE
+  const date = typeof value === 'string' ? parseISO(value) : value
+  return isValid(date) ? formatDateFns(date, 'MMM d, yyyy HH:mm') : EMPTY_VALUE
+}
+
 const millionsFormatter = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 1 })
 
 /** Savings in millions of euros with one decimal, as the results panels show them: `12,3 M€`. */

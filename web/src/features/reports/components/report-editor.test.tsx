@@ -108,6 +108,8 @@ beforeEach(() => {
     // The Data & Charts panel and the chart builders' sources.
     'GET /api/reports/r-1/media': () => json(200, []),
     'GET /api/reports/r-1/datasets': () => json(200, []),
+    // The Version History panel.
+    'GET /api/reports/r-1/versions': () => json(200, []),
   })
 })
 

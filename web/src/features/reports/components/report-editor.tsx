@@ -52,6 +52,7 @@ import { StatusBadge } from './report-badges'
 import { ReportErrorBoundary } from './report-error-boundary'
 import { SectionEditor, type CaretUser } from './section-editor'
 import { SidePanel } from './side-panel'
+import { VersionHistory } from '../versions/version-history'
 
 /** Auto-save of the report's name and status, after changes (the spec's 90 seconds). */
 export const AUTO_SAVE_DELAY_MS = 90_000
@@ -430,6 +431,9 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
               </label>
             ))}
           </fieldset>
+        </SidePanel>
+        <SidePanel title="Version History" defaultOpen={false}>
+          <VersionHistory clientId={report.client_id} reportId={report.id} canEdit={canEdit} media={media.context} />
         </SidePanel>
       </aside>
 

@@ -25,19 +25,26 @@ type Props = {
   onEditor?: (sectionId: string, editor: Editor | null) => void
 }
 
+/**
+ * The document's nodes and marks for one section, bound to its XmlFragment (`section:{id}`) of
+ * `doc`: what every view of a section reads with (the live editor adds the carets).
+ */
+export function sectionExtensions(doc: Y.Doc, sectionId: string) {
+  return [
+    StarterKit.configure({ undoRedo: false }),
+    TextStyle,
+    FontFamily,
+    FontSize,
+    ...MEDIA_EXTENSIONS,
+    Collaboration.configure({ document: doc, field: fragmentName(sectionId) }),
+  ]
+}
+
 /** One Tiptap editor bound to the section's XmlFragment (`section:{id}`) of the report's Y.Doc. */
 export function SectionEditor({ doc, provider, sectionId, title, editable, user, onFocus, onEditor }: Props) {
   const editor = useEditor(
     {
-      extensions: [
-        StarterKit.configure({ undoRedo: false }),
-        TextStyle,
-        FontFamily,
-        FontSize,
-        ...MEDIA_EXTENSIONS,
-        Collaboration.configure({ document: doc, field: fragmentName(sectionId) }),
-        CollaborationCaret.configure({ provider, user }),
-      ],
+      extensions: [...sectionExtensions(doc, sectionId), CollaborationCaret.configure({ provider, user })],
       editable,
       editorProps: { attributes: { 'aria-label': `${title} content`, role: 'textbox', 'aria-multiline': 'true' } },
       onFocus: ({ editor }) => onFocus(editor),
