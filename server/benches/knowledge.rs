@@ -246,7 +246,7 @@ async fn index(db: &Db, id: &str, pdf: &[u8]) -> (u32, usize, [Duration; 3]) {
         .expect("document");
     let articles = service::chunk_articles(&chunks);
     let rows = service::chunk_rows(&chunks, &articles);
-    kdb::insert_chunks(&mut tx, db.backend, id, &rows)
+    kdb::insert_chunks(&mut tx, id, &rows)
         .await
         .expect("chunks");
     let count = i64::try_from(rows.len()).unwrap_or(i64::MAX);
@@ -400,7 +400,7 @@ async fn main() {
         kdb::insert_document(&mut tx, &document(&doc, &format!("{doc}.pdf"), 1))
             .await
             .expect("document");
-        kdb::insert_chunks(&mut tx, db.backend, &doc, &rows)
+        kdb::insert_chunks(&mut tx, &doc, &rows)
             .await
             .expect("chunks");
         kdb::complete(
@@ -419,7 +419,7 @@ async fn main() {
         id += 1;
     }
     if db.backend == server::db::Backend::Postgres {
-        sqlx::query("ANALYZE knowledge_chunks, knowledge_terms")
+        sqlx::query("ANALYZE knowledge_chunks")
             .execute(&db.pool)
             .await
             .expect("analyze");

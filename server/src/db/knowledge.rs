@@ -100,14 +100,6 @@ pub struct HitRow {
     pub rank: f64,
 }
 
-/// The postings of chunks (PostgreSQL): one row per lexeme with its frequency (its positions)
-/// and the chunk's length in lexemes; completed by a condition on `c`.
-const INSERT_TERMS: &str = "INSERT INTO knowledge_terms (term, chunk_no, tf, len)
-     SELECT u.lexeme, c.no, GREATEST(cardinality(u.positions), 1),
-            GREATEST(length(c.search_vector), 1)
-     FROM knowledge_chunks c, unnest(c.search_vector) u
-     WHERE";
-
 /// Creates the full-text index of the chunks for `backend`, outside the shared migrations
 /// because its DDL is not portable. Idempotent; harmless when several instances start together.
 ///
@@ -116,15 +108,8 @@ const INSERT_TERMS: &str = "INSERT INTO knowledge_terms (term, chunk_no, tf, len
 ///   chunk is indexed in the transaction that writes it; deletions remove the rows explicitly
 ///   ([`delete_document`]). When the table is new, chunks written before are indexed.
 /// - PostgreSQL: a stored generated column `search_vector`
-///   (`to_tsvector('english', heading || ' ' || text)`, computed when a chunk is written), and an
-///   inverted index made from it: `knowledge_terms`, one row per lexeme of a chunk with its
-///   frequency and the chunk's length in lexemes, written with the chunks ([`insert_chunks`]),
-///   removed with them (a foreign key on the chunk's number, cascading), and
-///   `knowledge_search_totals`, the number of chunks and their total length (recomputed here at
-///   start-up). Searches read the postings of the query's lexemes alone, from an index that
-///   holds everything the ranking needs, and rank by BM25 as FTS5 does: ranking with
-///   `ts_rank_cd` read the whole vector of every matching chunk, thousands for common words.
-///   When the table is new, the chunks written before are indexed.
+///   (`to_tsvector('english', heading || ' ' || text)`, computed when a chunk is written) with a
+///   GIN index; searches match and rank on it without parsing any text again.
 pub async fn set_up_search(pool: &AnyPool, backend: Backend) -> sqlx::Result<()> {
     match backend {
         Backend::Sqlite => {
@@ -175,55 +160,6 @@ pub async fn set_up_search(pool: &AnyPool, backend: Backend) -> sqlx::Result<()>
             // The expression index of earlier versions, replaced by the stored column's.
             tx.execute("DROP INDEX IF EXISTS knowledge_chunks_fts")
                 .await?;
-            // The chunks' numbers, which the postings refer to (filled in for existing rows).
-            tx.execute(
-                "ALTER TABLE knowledge_chunks ADD COLUMN IF NOT EXISTS no BIGINT
-                 GENERATED ALWAYS AS IDENTITY",
-            )
-            .await?;
-            tx.execute(
-                "CREATE UNIQUE INDEX IF NOT EXISTS knowledge_chunks_no ON knowledge_chunks (no)",
-            )
-            .await?;
-            let (exists,): (bool,) =
-                sqlx::query_as("SELECT to_regclass('knowledge_terms') IS NOT NULL")
-                    .fetch_one(&mut *tx)
-                    .await?;
-            if !exists {
-                tx.execute(
-                    "CREATE TABLE knowledge_terms (
-                        term TEXT NOT NULL,
-                        chunk_no BIGINT NOT NULL REFERENCES knowledge_chunks (no) ON DELETE CASCADE,
-                        tf INTEGER NOT NULL,
-                        len INTEGER NOT NULL)",
-                )
-                .await?;
-                // Covering: a search reads the postings of its terms from the index alone.
-                tx.execute(
-                    "CREATE INDEX knowledge_terms_term ON knowledge_terms (term)
-                     INCLUDE (chunk_no, tf, len)",
-                )
-                .await?;
-                tx.execute("CREATE INDEX knowledge_terms_chunk ON knowledge_terms (chunk_no)")
-                    .await?;
-                tx.execute(sqlx::AssertSqlSafe(format!("{INSERT_TERMS} TRUE")))
-                    .await?;
-            }
-            tx.execute(
-                "CREATE TABLE IF NOT EXISTS knowledge_search_totals (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    chunks BIGINT NOT NULL,
-                    len BIGINT NOT NULL)",
-            )
-            .await?;
-            tx.execute(
-                "INSERT INTO knowledge_search_totals (id, chunks, len)
-                 SELECT 1, (SELECT COUNT(*) FROM knowledge_chunks),
-                        (SELECT COALESCE(SUM(GREATEST(length(search_vector), 1)), 0)
-                         FROM knowledge_chunks)
-                 ON CONFLICT (id) DO UPDATE SET chunks = excluded.chunks, len = excluded.len",
-            )
-            .await?;
             tx.commit().await
         }
     }
@@ -254,7 +190,7 @@ fn quoted(terms: &[String]) -> String {
 /// is searched on its previous chunks until the new ones replace them.
 ///
 /// One function for both databases: FTS5 `MATCH` ranked by `bm25` with `snippet()` on SQLite,
-/// BM25 over the `knowledge_terms` postings with `ts_headline` on PostgreSQL. A query
+/// `websearch_to_tsquery` ranked by `ts_rank_cd` with `ts_headline` on PostgreSQL. A query
 /// without terms finds nothing (and runs no SQL).
 #[tracing::instrument(skip(ex), err)]
 pub async fn search<'e>(
@@ -269,53 +205,44 @@ pub async fn search<'e>(
     }
     let sql = match backend {
         Backend::Sqlite => {
-            // `ORDER BY rank ... LIMIT` inside the FTS5 query lets FTS5 keep only the best rows
-            // (and write snippets for those alone) instead of sorting every match after a join.
-            "SELECT d.id AS document_id, d.name AS document_name, c.id AS chunk_id, c.heading,
-                c.page_from, c.page_to, c.article, c.text, f.snippet, f.rank
-             FROM (SELECT chunk_id,
-                     snippet(knowledge_fts, 3, '<mark>', '</mark>', '…', 24) AS snippet,
-                     -rank AS rank
-                   FROM knowledge_fts WHERE knowledge_fts MATCH $1
-                   ORDER BY rank LIMIT $2) f
-             JOIN knowledge_chunks c ON c.id = f.chunk_id
-             JOIN knowledge_documents d ON d.id = c.document_id
-             ORDER BY f.rank DESC, d.created_at DESC, c.ord"
-        }
-        Backend::Postgres => {
-            // BM25 over the postings of the query's lexemes (every lexeme required; the
-            // covering index holds frequency and length, so no chunk row is read to rank), the
-            // lexemes' document frequencies counted on the same index; the headline, which
-            // parses the text, is written for the best rows only. Ties: newest chunk first.
-            "WITH lexemes AS MATERIALIZED (
-                 SELECT l.term,
-                        CAST((SELECT COUNT(*) FROM knowledge_terms k WHERE k.term = l.term)
-                             AS DOUBLE PRECISION) AS df
-                 FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', $1)))
-                       AS term) l),
-             weights AS MATERIALIZED (
-                 SELECT l.term,
-                        ln(1.0::float8 + (t.chunks - l.df + 0.5::float8) / (l.df + 0.5::float8)) AS idf,
-                        GREATEST(CAST(t.len AS DOUBLE PRECISION) / GREATEST(t.chunks, 1), 1.0::float8) AS avg_len
-                 FROM lexemes l CROSS JOIN knowledge_search_totals t WHERE t.id = 1),
-             best AS (
-                 SELECT k.chunk_no,
-                        SUM(w.idf * k.tf * 2.2::float8
-                            / (k.tf + 1.2::float8 * (0.25::float8 + 0.75::float8 * k.len / w.avg_len))) AS rank
-                 FROM weights w JOIN knowledge_terms k ON k.term = w.term
-                 GROUP BY k.chunk_no
-                 HAVING COUNT(*) = (SELECT COUNT(*) FROM weights)
-                 ORDER BY rank DESC, k.chunk_no DESC
-                 LIMIT $2)
+            // `ORDER BY rank ... LIMIT` inside the FTS5 query lets FTS5 keep only the best rows;
+            // the snippets are written afterwards for those rows alone (one `rowid =` lookup
+            // each): in the same query as the ranking, FTS5 writes a snippet for every matching
+            // row before the limit applies (all the chunks, for common words).
+            "WITH best AS MATERIALIZED (
+                 SELECT rowid AS fts_row, chunk_id, -rank AS rank
+                 FROM knowledge_fts WHERE knowledge_fts MATCH $1
+                 ORDER BY rank LIMIT $2)
              SELECT d.id AS document_id, d.name AS document_name, c.id AS chunk_id, c.heading,
                 c.page_from, c.page_to, c.article, c.text,
-                ts_headline('english', c.text, websearch_to_tsquery('english', $1),
-                    'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=12, MaxFragments=1, FragmentDelimiter=…') AS snippet,
+                (SELECT snippet(knowledge_fts, 3, '<mark>', '</mark>', '…', 24)
+                 FROM knowledge_fts WHERE knowledge_fts MATCH $1 AND rowid = best.fts_row) AS snippet,
                 best.rank
              FROM best
-             JOIN knowledge_chunks c ON c.no = best.chunk_no
+             JOIN knowledge_chunks c ON c.id = best.chunk_id
              JOIN knowledge_documents d ON d.id = c.document_id
              ORDER BY best.rank DESC, d.created_at DESC, c.ord"
+        }
+        Backend::Postgres => {
+            // Ranked on the stored vector (no text parsed again); the headline, which parses
+            // the text, is written for the best rows only.
+            "SELECT d.id AS document_id, d.name AS document_name, c.id AS chunk_id, c.heading,
+                c.page_from, c.page_to, c.article, c.text,
+                ts_headline('english', c.text, best.q,
+                    'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=12, MaxFragments=1, FragmentDelimiter=…') AS snippet,
+                best.rank
+             FROM (SELECT c.id, q.q,
+                     CAST(ts_rank_cd(c.search_vector, q.q) AS DOUBLE PRECISION) AS rank,
+                     d.created_at, c.ord
+                   FROM knowledge_chunks c
+                   JOIN knowledge_documents d ON d.id = c.document_id
+                   CROSS JOIN (SELECT websearch_to_tsquery('english', $1) AS q) q
+                   WHERE c.search_vector @@ q.q
+                   ORDER BY rank DESC, d.created_at DESC, c.ord
+                   LIMIT $2) best
+             JOIN knowledge_chunks c ON c.id = best.id
+             JOIN knowledge_documents d ON d.id = c.document_id
+             ORDER BY best.rank DESC, best.created_at DESC, best.ord"
         }
     };
     sqlx::query_as(sql)
@@ -490,13 +417,11 @@ pub async fn complete(
     Ok(r.rows_affected() == 1)
 }
 
-/// Inserts a document's chunks, indexed in the caller's transaction: by the trigger on SQLite;
-/// on PostgreSQL by the stored column, then the postings and the totals of the document's chunks
-/// (which must hold no others: [`delete_chunks`] first).
+/// Inserts a document's chunks (indexed by the trigger on SQLite, the stored column on
+/// PostgreSQL, in the caller's transaction).
 #[tracing::instrument(skip(conn, chunks), err)]
 pub async fn insert_chunks(
     conn: &mut AnyConnection,
-    backend: Backend,
     document_id: &str,
     chunks: &[NewChunk<'_>],
 ) -> sqlx::Result<()> {
@@ -517,32 +442,6 @@ pub async fn insert_chunks(
         .execute(&mut *conn)
         .await?;
     }
-    if backend == Backend::Postgres {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{INSERT_TERMS} c.document_id = $1"
-        )))
-        .bind(document_id)
-        .execute(&mut *conn)
-        .await?;
-        add_to_totals(conn, document_id, 1).await?;
-    }
-    Ok(())
-}
-
-/// Adds (`sign` 1) or removes (-1) a document's chunks to or from the search totals
-/// (PostgreSQL).
-async fn add_to_totals(conn: &mut AnyConnection, document_id: &str, sign: i64) -> sqlx::Result<()> {
-    sqlx::query(
-        "UPDATE knowledge_search_totals t
-         SET chunks = t.chunks + $2 * d.chunks, len = t.len + $2 * d.len
-         FROM (SELECT COUNT(*) AS chunks, COALESCE(SUM(GREATEST(length(search_vector), 1)), 0) AS len
-               FROM knowledge_chunks WHERE document_id = $1) d
-         WHERE t.id = 1",
-    )
-    .bind(document_id)
-    .bind(sign)
-    .execute(conn)
-    .await?;
     Ok(())
 }
 
@@ -619,15 +518,11 @@ pub async fn delete_chunks(
     backend: Backend,
     document_id: &str,
 ) -> sqlx::Result<()> {
-    match backend {
-        Backend::Sqlite => {
-            sqlx::query("DELETE FROM knowledge_fts WHERE document_id = $1")
-                .bind(document_id)
-                .execute(&mut *conn)
-                .await?;
-        }
-        // The postings go with the chunks (cascade).
-        Backend::Postgres => add_to_totals(conn, document_id, -1).await?,
+    if backend == Backend::Sqlite {
+        sqlx::query("DELETE FROM knowledge_fts WHERE document_id = $1")
+            .bind(document_id)
+            .execute(&mut *conn)
+            .await?;
     }
     sqlx::query("DELETE FROM knowledge_chunks WHERE document_id = $1")
         .bind(document_id)

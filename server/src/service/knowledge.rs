@@ -886,7 +886,7 @@ pub async fn complete(
     db::delete_chunks(change.conn(), state.db.backend, &doc.id).await?;
     let articles = chunk_articles(chunks);
     let rows = chunk_rows(chunks, &articles);
-    db::insert_chunks(change.conn(), state.db.backend, &doc.id, &rows).await?;
+    db::insert_chunks(change.conn(), &doc.id, &rows).await?;
     change
         .commit_by(
             worker_actor(doc),
