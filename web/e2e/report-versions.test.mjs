@@ -1,6 +1,7 @@
 // A report's version history in two browsers against the real server: a named version taken by
 // one editor, a read-only view of it, its restore received live by the co-editor, the automatic
-// version kept before the restore, and a viewer who sees versions but cannot take or restore one.
+// version kept before the restore, a viewer who sees versions but cannot take or restore one,
+// and a version deleted.
 import { expect, test } from '@playwright/test'
 
 import { apiCall, login, newPage, screenshot } from './support/browser.mjs'
@@ -87,8 +88,16 @@ test.describe('report version history', () => {
     await expect(victor.getByRole('list', { name: 'Versions' }).getByText('Agreed figures', { exact: true })).toBeVisible()
     await expect(victor.getByLabel('Version name')).toHaveCount(0)
     await expect(victor.getByRole('button', { name: /^Restore/ })).toHaveCount(0)
+    await expect(victor.getByRole('button', { name: /^Delete/ })).toHaveCount(0)
     const denied = await apiCall(victor, 'POST', `/api/reports/${created.body.id}/versions`, { name: 'Mine' })
     expect(denied.status).toBe(403)
+
+    // Ana deletes the named version; the viewer's list follows live and the text stays.
+    await ana.getByRole('button', { name: 'Delete Agreed figures' }).click()
+    await ana.getByRole('dialog', { name: 'Delete version' }).getByRole('button', { name: 'Delete' }).click()
+    await expect(ana.getByText('Version deleted')).toBeVisible()
+    await expect(victor.getByRole('list', { name: 'Versions' }).getByText('Agreed figures', { exact: true })).toHaveCount(0)
+    await expect(anaEditor.getByText('Draft withdrawn.')).toBeVisible()
 
     for (const page of [ana, pablo, victor]) {
       expect(page.errors).toEqual([])

@@ -1,5 +1,5 @@
 //! A report's version history over HTTP: list, take a named version, read one (its state, for
-//! a read-only view), restore. The rules live in [`crate::service::report_versions`].
+//! a read-only view), restore, delete. The rules live in [`crate::service::report_versions`].
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -21,7 +21,7 @@ pub use crate::service::report_versions::{MAX_VERSION_NAME_CHARS, MAX_VERSIONS};
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_versions, create_version))
-        .routes(routes!(get_version))
+        .routes(routes!(get_version, delete_version))
         .routes(routes!(restore_version))
 }
 
@@ -150,4 +150,17 @@ pub async fn restore_version(
 ) -> ApiResult<axum::Json<ReportVersion>> {
     let row = service::restore(&state, &actor, &report_id, &version_id).await?;
     Ok(axum::Json(version(row)))
+}
+
+/// Deletes a version (its editors); the report's content is not touched.
+#[utoipa::path(delete, path = "/reports/{report_id}/versions/{version_id}",
+    params(("report_id" = String, Path, description = "Report id"), ("version_id" = String, Path, description = "Version id")),
+    responses((status = 204), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn delete_version(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path((report_id, version_id)): Path<(ReportId, String)>,
+) -> ApiResult<StatusCode> {
+    service::delete(&state, &actor, &report_id, &version_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

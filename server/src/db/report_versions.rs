@@ -116,3 +116,14 @@ pub async fn count<'e>(ex: impl AnyExecutor<'e>, report_id: &str) -> sqlx::Resul
         .await?;
     Ok(n)
 }
+
+/// Deletes a version of a report; false when there was none.
+#[tracing::instrument(skip(ex), err)]
+pub async fn delete<'e>(ex: impl AnyExecutor<'e>, report_id: &str, id: &str) -> sqlx::Result<bool> {
+    let r = sqlx::query("DELETE FROM report_versions WHERE report_id = $1 AND id = $2")
+        .bind(report_id)
+        .bind(id)
+        .execute(ex)
+        .await?;
+    Ok(r.rows_affected() == 1)
+}

@@ -6,8 +6,9 @@
 //! ([`collab::versions::restore_update`]) and applies it like any co-editor's edit, so everyone
 //! with the report open receives it live and a concurrent edit merges with it. The state just
 //! before is kept first as an automatic version ("Before restoring …"), so a restore can itself
-//! be undone by restoring that one. Readers of the report (viewers included) list and view
-//! versions; only its editors take or restore them. Each change is announced on the client's
+//! be undone by restoring that one. A report keeps at most [`MAX_VERSIONS`]; its editors delete
+//! the ones they no longer need. Readers of the report (viewers included) list and view
+//! versions; only its editors take, restore or delete them. Each change is announced on the client's
 //! reports topic (`report.versions.changed`).
 
 use serde::Serialize;
@@ -49,7 +50,9 @@ fn version_not_found() -> ApiError {
 fn too_many() -> ApiError {
     ApiError::Conflict {
         code: "too_many_versions",
-        message: format!("A report keeps at most {MAX_VERSIONS} versions."),
+        message: format!(
+            "A report keeps at most {MAX_VERSIONS} versions. Delete one to save another."
+        ),
     }
 }
 
@@ -181,4 +184,34 @@ pub async fn restore(
             ))
         })?;
     Ok(before)
+}
+
+/// Deletes a version (its editors); the document is not touched.
+pub async fn delete(
+    state: &AppState,
+    actor: &Actor,
+    id: &ReportId,
+    version_id: &str,
+) -> ApiResult<()> {
+    let (_, scope) = load(state, actor, id, Need::Write).await?;
+    let mut ch = Change::begin(state, reports_topic(&scope.client_id)).await?;
+    if !db::delete(ch.conn(), id, version_id).await? {
+        return Err(version_not_found());
+    }
+    ch.commit(
+        &scope.actor,
+        Event::ReportVersionsChanged(ReportVersionChange {
+            report_id: id.to_string(),
+            version_id: version_id.to_owned(),
+        }),
+        Audit {
+            event_type: "report_version_deleted",
+            entity_type: "report",
+            entity_id: id,
+            details: json!({"client_id": scope.client_id, "version_id": version_id}),
+            severity: "info",
+        },
+    )
+    .await?;
+    Ok(())
 }

@@ -1526,6 +1526,22 @@ async fn versions_are_taken_viewed_and_restored_live_for_every_co_editor() {
     })
     .await;
 
+    // Editors delete versions they no longer need (viewers cannot); the content stays.
+    let v1_path = format!("{path}/{v1_id}");
+    assert_eq!(
+        viewer.delete(&v1_path).await.status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        stranger.delete(&v1_path).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(user.delete(&v1_path).await.status(), StatusCode::NO_CONTENT);
+    assert_eq!(user.delete(&v1_path).await.status(), StatusCode::NOT_FOUND);
+    let (_, list) = user.json(&path).await;
+    assert_eq!(list.as_array().unwrap().len(), 2, "{list}");
+    assert!(section_text(&a, &section).contains("Second thoughts"));
+
     // The versions go with the report.
     assert_eq!(
         user.delete(&format!("/api/reports/{id}")).await.status(),
@@ -1537,4 +1553,41 @@ async fn versions_are_taken_viewed_and_restored_live_for_every_co_editor() {
         .await
         .unwrap();
     assert_eq!(n, 0);
+}
+
+#[tokio::test]
+async fn a_report_keeps_at_most_200_versions_until_one_is_deleted() {
+    let app = TestApp::spawn().await;
+    let user = app.login(USER_A).await;
+    let id = create(&user, "Many versions").await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/api/reports/{id}/versions");
+    let mut first = String::new();
+    for i in 0..200 {
+        let (s, v) = body(user.post(&path, json!({"name": format!("V{i}")})).await).await;
+        assert_eq!(s, StatusCode::CREATED, "{i}: {v}");
+        if i == 0 {
+            first = v["id"].as_str().unwrap().to_string();
+        }
+    }
+    let (s, e) = body(user.post(&path, json!({"name": "One too many"})).await).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(
+        e["message"],
+        "A report keeps at most 200 versions. Delete one to save another."
+    );
+    // A restore needs room for the version it keeps first: refused the same way, and nothing
+    // changes.
+    let (s, _) = body(user.post_empty(&format!("{path}/{first}/restore")).await).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let (_, list) = user.json(&path).await;
+    assert_eq!(list.as_array().unwrap().len(), 200);
+    assert_eq!(
+        user.delete(&format!("{path}/{first}")).await.status(),
+        StatusCode::NO_CONTENT
+    );
+    let (s, _) = body(user.post(&path, json!({"name": "Room again"})).await).await;
+    assert_eq!(s, StatusCode::CREATED);
 }

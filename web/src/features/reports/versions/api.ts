@@ -3,7 +3,7 @@ import type { ReportVersion } from '@/api/types/ReportVersion'
 import type { ReportVersionDetail } from '@/api/types/ReportVersionDetail'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 
-import { api } from '@/lib/api-client'
+import { api, apiRequest } from '@/lib/api-client'
 import { useRealtimeTopic } from '@/lib/realtime'
 
 import { reportsTopic } from '../api'
@@ -23,6 +23,8 @@ export const getVersion = (clientId: string, reportId: string, versionId: string
 export const createVersion = (clientId: string, reportId: string, name: string) => api.post<ReportVersion>(base(clientId, reportId), { name })
 export const restoreVersion = (clientId: string, reportId: string, versionId: string) =>
   api.post<ReportVersion>(base(clientId, reportId, `/${encodeURIComponent(versionId)}/restore`), {})
+export const deleteVersion = (clientId: string, reportId: string, versionId: string) =>
+  apiRequest<void>(base(clientId, reportId, `/${encodeURIComponent(versionId)}`), { method: 'DELETE' })
 
 export function useVersions(clientId: string, reportId: string) {
   return useQuery({ queryKey: versionKeys.list(clientId, reportId), queryFn: () => listVersions(clientId, reportId) })
@@ -50,6 +52,14 @@ export function useRestoreVersion(clientId: string, reportId: string) {
   const client = useQueryClient()
   return useMutation({
     mutationFn: (versionId: string) => restoreVersion(clientId, reportId, versionId),
+    onSettled: () => client.invalidateQueries({ queryKey: versionKeys.list(clientId, reportId) }),
+  })
+}
+
+export function useDeleteVersion(clientId: string, reportId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (versionId: string) => deleteVersion(clientId, reportId, versionId),
     onSettled: () => client.invalidateQueries({ queryKey: versionKeys.list(clientId, reportId) }),
   })
 }

@@ -119,11 +119,32 @@ describe('VersionHistory', () => {
     expect(await screen.findByText('Version restored')).toBeInTheDocument()
   })
 
+  it('deletes a version after confirmation', async () => {
+    let versions = [automatic, draft]
+    const calls = mockApi({
+      'GET /api/reports/r-1/versions': () => json(200, versions),
+      'DELETE /api/reports/r-1/versions/v-1': () => {
+        versions = [automatic]
+        return new Response(null, { status: 204 })
+      },
+    })
+    wrap(<VersionHistory clientId="c-1" reportId="r-1" canEdit media={media} />)
+    const user = userEvent.setup()
+    await user.click(await screen.findByRole('button', { name: 'Delete Sent to the approver' }))
+    const confirm = await screen.findByRole('dialog', { name: 'Delete version' })
+    expect(confirm).toHaveTextContent("The report's content is not changed.")
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }))
+    await waitFor(() => expect(calls.map((c) => c.key)).toContain('DELETE /api/reports/r-1/versions/v-1'))
+    expect(await screen.findByText('Version deleted')).toBeInTheDocument()
+    await waitFor(() => expect(within(screen.getByRole('list', { name: 'Versions' })).getAllByRole('listitem')).toHaveLength(1))
+  })
+
   it('lets viewers open versions but neither save nor restore them', async () => {
     mockApi({ 'GET /api/reports/r-1/versions': () => json(200, [draft]) })
     wrap(<VersionHistory clientId="c-1" reportId="r-1" canEdit={false} media={media} />)
     expect(await screen.findByRole('button', { name: 'View Sent to the approver' })).toBeInTheDocument()
     expect(screen.queryByLabelText('Version name')).not.toBeInTheDocument()
     expect(screen.queryByRole('button', { name: /Restore/ })).not.toBeInTheDocument()
+    expect(screen.queryByRole('button', { name: /Delete/ })).not.toBeInTheDocument()
   })
 })

@@ -1,6 +1,6 @@
 import type { ReportVersion } from '@/api/types/ReportVersion'
 import { EditorContent, useEditor } from '@tiptap/react'
-import { Eye, History, RotateCcw } from 'lucide-react'
+import { Eye, History, RotateCcw, Trash2 } from 'lucide-react'
 import { useMemo, useState, type FormEvent } from 'react'
 import * as Y from 'yjs'
 
@@ -16,7 +16,7 @@ import { toast } from '@/lib/toast'
 import { sectionExtensions } from '../components/section-editor'
 import { ReportMediaContext, type ReportMediaContextValue } from '../media/nodes'
 import { readSections } from '../utils/sections'
-import { decodeState, useCreateVersion, useLiveVersions, useRestoreVersion, useVersion, useVersions } from './api'
+import { decodeState, useCreateVersion, useDeleteVersion, useLiveVersions, useRestoreVersion, useVersion, useVersions } from './api'
 
 /** Longest version name the server accepts. */
 export const MAX_VERSION_NAME = 120
@@ -32,17 +32,19 @@ type Props = {
 /**
  * The report's version history (side panel): name and keep the current state, the list of
  * versions (who, when; automatic ones marked), a read-only view of one and restore, which
- * every co-editor receives live. Viewers see and open versions, they neither take nor restore.
+ * every co-editor receives live, and delete. Viewers see and open versions, nothing more.
  */
 export function VersionHistory({ clientId, reportId, canEdit, media }: Props) {
   useLiveVersions(clientId, reportId)
   const versions = useVersions(clientId, reportId)
   const create = useCreateVersion(clientId, reportId)
   const restore = useRestoreVersion(clientId, reportId)
+  const remove = useDeleteVersion(clientId, reportId)
   const [name, setName] = useState('')
   const [error, setError] = useState<string | undefined>()
   const [viewing, setViewing] = useState<ReportVersion | null>(null)
   const [restoring, setRestoring] = useState<ReportVersion | null>(null)
+  const [deleting, setDeleting] = useState<ReportVersion | null>(null)
 
   const save = (e: FormEvent) => {
     e.preventDefault()
@@ -71,6 +73,18 @@ export function VersionHistory({ clientId, reportId, canEdit, media }: Props) {
         toast.success('Version restored', `"${version.name}" is back for everyone; the previous state was kept as a version.`)
       },
       onError: (err) => toast.error('Restore failed', errorMessage(err, 'Unable to restore the version. Please try again.')),
+    })
+  }
+
+  const confirmDelete = () => {
+    const version = deleting
+    if (!version) return
+    remove.mutate(version.id, {
+      onSuccess: () => {
+        setDeleting(null)
+        toast.success('Version deleted', `"${version.name}" was removed; the report itself is unchanged.`)
+      },
+      onError: (err) => toast.error('Delete failed', errorMessage(err, 'Unable to delete the version. Please try again.')),
     })
   }
 
@@ -120,9 +134,14 @@ export function VersionHistory({ clientId, reportId, canEdit, media }: Props) {
                   <Eye /> View
                 </Button>
                 {canEdit && (
-                  <Button size="sm" variant="outline" onClick={() => setRestoring(v)} aria-label={`Restore ${v.name}`}>
-                    <RotateCcw /> Restore
-                  </Button>
+                  <>
+                    <Button size="sm" variant="outline" onClick={() => setRestoring(v)} aria-label={`Restore ${v.name}`}>
+                      <RotateCcw /> Restore
+                    </Button>
+                    <Button size="sm" variant="ghost" onClick={() => setDeleting(v)} aria-label={`Delete ${v.name}`}>
+                      <Trash2 />
+                    </Button>
+                  </>
                 )}
               </div>
             </li>
@@ -150,6 +169,23 @@ export function VersionHistory({ clientId, reportId, canEdit, media }: Props) {
               </Button>
             </DialogFooter>
           )}
+        </DialogContent>
+      </Dialog>
+
+      <Dialog open={deleting !== null} onOpenChange={(open) => !open && setDeleting(null)}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Delete version</DialogTitle>
+            <DialogDescription>{`Delete "${deleting?.name ?? ''}"? The report's content is not changed. This action cannot be undone.`}</DialogDescription>
+          </DialogHeader>
+          <DialogFooter>
+            <Button variant="outline" onClick={() => setDeleting(null)}>
+              Cancel
+            </Button>
+            <Button variant="destructive" onClick={confirmDelete} disabled={remove.isPending} aria-busy={remove.isPending}>
+              {remove.isPending ? <Spinner /> : <Trash2 />} Delete
+            </Button>
+          </DialogFooter>
         </DialogContent>
       </Dialog>
 
