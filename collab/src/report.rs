@@ -230,13 +230,18 @@ pub fn read_sections(stored: &StoredDoc) -> crate::Result<Vec<SectionInfo>> {
 
 /// The sections of a report given as one v1 update (e.g. [`crate::Hub::document_state_v1`]).
 pub fn read_sections_v1(update_v1: &[u8]) -> crate::Result<Vec<SectionInfo>> {
+    Ok(sections_of(&doc_from_v1(update_v1)?))
+}
+
+/// A document holding the state given as one v1 update.
+pub(crate) fn doc_from_v1(update_v1: &[u8]) -> crate::Result<Doc> {
     use yrs::updates::decoder::Decode;
     let doc = Doc::new();
     let update = yrs::Update::decode_v1(update_v1)?;
     doc.transact_mut()
         .apply_update(update)
         .map_err(|e| crate::Error::Apply(e.to_string()))?;
-    Ok(sections_of(&doc))
+    Ok(doc)
 }
 
 /// Number of sections of a stored report (shown in the reports list).

@@ -14,22 +14,12 @@ use std::collections::HashSet;
 
 use yrs::types::text::YChange;
 use yrs::types::xml::{XmlElementPrelim, XmlOut, XmlTextPrelim};
-use yrs::updates::decoder::Decode;
 use yrs::{
-    Any, Doc, Map, MapPrelim, MapRef, Out, ReadTxn, Text, Transact, TransactionMut, Update, Xml,
-    XmlElementRef, XmlFragment, XmlFragmentRef, XmlTextRef,
+    Any, Map, MapPrelim, MapRef, Out, ReadTxn, Text, Transact, TransactionMut, Xml, XmlElementRef,
+    XmlFragment, XmlFragmentRef, XmlTextRef,
 };
 
-use crate::report::{BRANDING_MAP, SECTIONS_MAP, fragment_name, sections_of};
-
-fn doc_from_v1(update_v1: &[u8]) -> crate::Result<Doc> {
-    let doc = Doc::new();
-    let update = Update::decode_v1(update_v1)?;
-    doc.transact_mut()
-        .apply_update(update)
-        .map_err(|e| crate::Error::Apply(e.to_string()))?;
-    Ok(doc)
-}
+use crate::report::{BRANDING_MAP, SECTIONS_MAP, doc_from_v1, fragment_name, sections_of};
 
 /// The edit that turns the report whose whole state is `current_v1` into the content of the
 /// version `version_v1` (both v1 updates, as [`crate::Hub::document_state_v1`] gives them): a v1
@@ -274,8 +264,9 @@ fn canonical<T: ReadTxn>(out: &mut String, txn: &T, fragment: &impl XmlFragment)
 mod tests {
     use super::*;
     use crate::report::{SectionInit, initial_update_branded};
-    use yrs::StateVector;
     use yrs::types::Attrs;
+    use yrs::updates::decoder::Decode;
+    use yrs::{Doc, StateVector, Update};
 
     fn state(doc: &Doc) -> Vec<u8> {
         doc.transact()

@@ -14,7 +14,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::reports::{load, reports_topic};
+use super::reports::{document_state, load, reports_topic};
 use super::{Actor, Audit, Change, clean_name};
 use crate::access::Need;
 use crate::db::report_versions::{self as db, NewVersion, VersionRow};
@@ -54,14 +54,6 @@ fn too_many() -> ApiError {
             "A report keeps at most {MAX_VERSIONS} versions. Delete one to save another."
         ),
     }
-}
-
-async fn current_state(state: &AppState, id: &ReportId) -> ApiResult<Vec<u8>> {
-    state.collab.document_state_v1(id).await.map_err(|reason| {
-        ApiError::Internal(anyhow::anyhow!(
-            "could not read the document of report {id}: {reason:?}"
-        ))
-    })
 }
 
 fn section_count(update_v1: &[u8]) -> ApiResult<i64> {
@@ -149,7 +141,7 @@ pub async fn create(
 ) -> ApiResult<VersionRow> {
     let (_, scope) = load(state, actor, id, Need::Write).await?;
     let name = clean_name(name, "Version", MAX_VERSION_NAME_CHARS)?;
-    let current = current_state(state, id).await?;
+    let current = document_state(state, id).await?;
     insert(state, &scope, id, &name, "manual", &current).await
 }
 
@@ -166,7 +158,7 @@ pub async fn restore(
     let (version, old) = db::get(&state.db.pool, id, version_id)
         .await?
         .ok_or_else(version_not_found)?;
-    let current = current_state(state, id).await?;
+    let current = document_state(state, id).await?;
     let update = collab::versions::restore_update(&current, &old)
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("version {version_id}: {e}")))?;
     let name: String = format!("Before restoring “{}”", version.name)

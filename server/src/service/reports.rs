@@ -197,11 +197,7 @@ pub async fn export_pdf(
     id: &ReportId,
 ) -> ApiResult<crate::service::dashboard::export::ExportFile> {
     let (row, scope) = load(state, actor, id, Need::Read).await?;
-    let update = state.collab.document_state_v1(id).await.map_err(|reason| {
-        ApiError::Internal(anyhow::anyhow!(
-            "could not read the document of report {id}: {reason:?}"
-        ))
-    })?;
+    let update = document_state(state, id).await?;
     let report = crate::pdf::model::read_report_v1(&update, &row.name)
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("report {id}: {e}")))?;
     let assets = super::report_media::assets::ReportAssets::new(
@@ -212,6 +208,15 @@ pub async fn export_pdf(
     );
     let bytes = super::pdf::render(report, &assets).await?;
     Ok(super::pdf::file(&row.name, bytes))
+}
+
+/// The report's document as it is now, every co-editor's latest edits included (one v1 update).
+pub(crate) async fn document_state(state: &AppState, id: &ReportId) -> ApiResult<Vec<u8>> {
+    state.collab.document_state_v1(id).await.map_err(|reason| {
+        ApiError::Internal(anyhow::anyhow!(
+            "could not read the document of report {id}: {reason:?}"
+        ))
+    })
 }
 
 /// A new report as asked for.
