@@ -125,6 +125,7 @@ bench-analysis:
 # time per export (target under 1 s) and peak memory (load-tests/README.md).
 bench-pdf:
 	cargo bench -p server --bench pdf_export
+	cargo bench -p server --bench pdf_import
 
 # Knowledge base targets: a 300-page PDF extracted and indexed (under 20 s), search over 10,000
 # chunks (p95 under 20 ms); SQLite, or PostgreSQL with BENCH_DATABASE_URL.

@@ -126,6 +126,7 @@ fn small_report(seed: u64, sections: usize) -> Vec<u8> {
     if sections > 0 {
         let ids: Vec<SectionInit> = (0..sections)
             .map(|i| SectionInit {
+                nodes: Vec::new(),
                 id: format!("sec-{i}"),
                 title: format!("Section {i}"),
                 paragraphs: Vec::new(),

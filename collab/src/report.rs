@@ -17,8 +17,8 @@
 //! (root types cannot be deleted in Yjs) and is emptied by the client that removes it.
 
 use yrs::{
-    Any, Doc, GetString, In, Map, MapPrelim, Out, ReadTxn, StateVector, Transact, XmlElementPrelim,
-    XmlFragment, XmlTextPrelim,
+    Any, Doc, GetString, In, Map, MapPrelim, Out, ReadTxn, StateVector, Transact, Xml,
+    XmlElementPrelim, XmlFragment, XmlTextPrelim,
 };
 
 use crate::store::StoredDoc;
@@ -44,8 +44,71 @@ pub struct SectionInit {
     pub id: String,
     /// Section title.
     pub title: String,
-    /// The section's first paragraphs (a template's content); none gives one empty paragraph.
+    /// The section's first paragraphs (a template's content); none (and no `nodes`) gives one
+    /// empty paragraph.
     pub paragraphs: Vec<String>,
+    /// Elements written after the paragraphs (a template's tables and charts), in the editor's
+    /// node names and attributes.
+    pub nodes: Vec<NodeInit>,
+}
+
+/// An element (tag, string attributes, children) or a run of plain text, written into a
+/// section's fragment as the editor stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeInit {
+    /// An element.
+    Element {
+        /// Node name (`table`, `tableRow`, `chart`...).
+        tag: String,
+        /// Attributes, each a string.
+        attrs: Vec<(String, String)>,
+        /// Children.
+        children: Vec<NodeInit>,
+    },
+    /// Plain text.
+    Text(String),
+}
+
+impl NodeInit {
+    /// An element.
+    pub fn element(tag: &str, attrs: Vec<(String, String)>, children: Vec<NodeInit>) -> NodeInit {
+        NodeInit::Element {
+            tag: tag.to_owned(),
+            attrs,
+            children,
+        }
+    }
+
+    /// A paragraph holding `text` (an empty one when `text` is empty).
+    pub fn paragraph(text: &str) -> NodeInit {
+        let children = if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![NodeInit::Text(text.to_owned())]
+        };
+        NodeInit::element(PARAGRAPH, Vec::new(), children)
+    }
+}
+
+fn write_node<F: XmlFragment>(txn: &mut yrs::TransactionMut<'_>, parent: &F, node: &NodeInit) {
+    match node {
+        NodeInit::Element {
+            tag,
+            attrs,
+            children,
+        } => {
+            let e = parent.push_back(txn, XmlElementPrelim::empty(tag.as_str()));
+            for (k, v) in attrs {
+                e.insert_attribute(txn, k.as_str(), v.as_str());
+            }
+            for c in children {
+                write_node(txn, &e, c);
+            }
+        }
+        NodeInit::Text(text) => {
+            parent.push_back(txn, XmlTextPrelim::new(text.as_str()));
+        }
+    }
 }
 
 /// A section as read from a document.
@@ -143,6 +206,12 @@ pub fn initial_update(sections: &[SectionInit]) -> Vec<u8> {
 }
 
 fn write_initial(doc: &Doc, sections: &[SectionInit]) {
+    write_sections(doc, sections, 0);
+}
+
+/// Writes `sections` into `doc`, their order keys the consecutive integer keys from
+/// `first_order` on.
+fn write_sections(doc: &Doc, sections: &[SectionInit], first_order: u64) {
     let map = doc.get_or_insert_map(SECTIONS_MAP);
     let mut fragments = Vec::with_capacity(sections.len());
     let mut created = std::collections::HashSet::new();
@@ -158,13 +227,16 @@ fn write_initial(doc: &Doc, sections: &[SectionInit]) {
         for (i, (s, fragment)) in sections.iter().zip(&fragments).enumerate() {
             let entry: MapPrelim = [
                 (TITLE_KEY, In::Any(Any::from(s.title.as_str()))),
-                (ORDER_KEY, In::Any(Any::from(order_key(i as u64)))),
+                (
+                    ORDER_KEY,
+                    In::Any(Any::from(order_key(first_order + i as u64))),
+                ),
             ]
             .into_iter()
             .collect();
             map.insert(&mut txn, s.id.as_str(), entry);
             if let Some(fragment) = fragment {
-                if s.paragraphs.is_empty() {
+                if s.paragraphs.is_empty() && s.nodes.is_empty() {
                     fragment.push_back(&mut txn, XmlElementPrelim::empty(PARAGRAPH));
                 }
                 for text in &s.paragraphs {
@@ -176,6 +248,13 @@ fn write_initial(doc: &Doc, sections: &[SectionInit]) {
                         ))]
                     };
                     fragment.push_back(&mut txn, XmlElementPrelim::new(PARAGRAPH, children));
+                }
+                for node in &s.nodes {
+                    write_node(&mut txn, fragment, node);
+                }
+                if !s.nodes.is_empty() {
+                    // The editor keeps a paragraph after a block so the cursor can follow it.
+                    fragment.push_back(&mut txn, XmlElementPrelim::empty(PARAGRAPH));
                 }
             }
         }
@@ -244,6 +323,54 @@ pub(crate) fn doc_from_v1(update_v1: &[u8]) -> crate::Result<Doc> {
     Ok(doc)
 }
 
+/// The position `n` of an integer order key made by [`order_key`] (its integer part, for a key
+/// with a fraction), or `None` for a key below `a0` or not of the format.
+pub fn order_position(key: &str) -> Option<u64> {
+    let bytes = key.as_bytes();
+    let head = *bytes.first()?;
+    if !head.is_ascii_lowercase() {
+        return None;
+    }
+    let digits = usize::from(head - b'a') + 1;
+    let body = bytes.get(1..=digits)?;
+    let mut n: u64 = 0;
+    for b in body {
+        let d = BASE62.iter().position(|c| c == b)? as u64;
+        n = n.checked_mul(62)?.checked_add(d)?;
+    }
+    // Keys of fewer digits come first.
+    let mut below: u64 = 0;
+    for d in 1..digits as u32 {
+        below = below.checked_add(62u64.checked_pow(d)?)?;
+    }
+    below.checked_add(n)
+}
+
+/// An update (v1) that appends `sections` after the last section of the document `current_v1`
+/// (an import): their entries get the integer order keys after the last key's, their fragments
+/// the paragraphs and nodes. Ids already in the document are skipped.
+pub fn append_sections_update(
+    current_v1: &[u8],
+    sections: &[SectionInit],
+) -> crate::Result<Vec<u8>> {
+    let doc = doc_from_v1(current_v1)?;
+    let existing = sections_of(&doc);
+    let next = existing
+        .iter()
+        .filter_map(|s| order_position(&s.order))
+        .max()
+        .map_or(0, |n| n + 1);
+    let ids: std::collections::HashSet<&str> = existing.iter().map(|s| s.id.as_str()).collect();
+    let fresh: Vec<SectionInit> = sections
+        .iter()
+        .filter(|s| !ids.contains(s.id.as_str()))
+        .cloned()
+        .collect();
+    let before = doc.transact().state_vector();
+    write_sections(&doc, &fresh, next);
+    Ok(doc.transact().encode_state_as_update_v1(&before))
+}
+
 /// Number of sections of a stored report (shown in the reports list).
 pub fn section_count(stored: &StoredDoc) -> crate::Result<usize> {
     let doc = crate::doc_from_stored(stored)?;
@@ -285,6 +412,7 @@ mod tests {
         .iter()
         .enumerate()
         .map(|(i, t)| SectionInit {
+            nodes: Vec::new(),
             id: format!("s{i}"),
             title: (*t).to_owned(),
             paragraphs: Vec::new(),
@@ -323,6 +451,7 @@ mod tests {
     fn a_branded_report_starts_with_its_branding() {
         let update = initial_update_branded(
             &[SectionInit {
+                nodes: Vec::new(),
                 id: "a".into(),
                 title: "A".into(),
                 paragraphs: Vec::new(),
@@ -350,6 +479,7 @@ mod tests {
     #[test]
     fn a_template_section_starts_with_its_paragraphs() {
         let sections = vec![SectionInit {
+            nodes: Vec::new(),
             id: "intro".into(),
             title: "Introduction".into(),
             paragraphs: vec![
@@ -383,6 +513,7 @@ mod tests {
     #[test]
     fn bad_sections_are_reported() {
         let s = |id: &str| SectionInit {
+            nodes: Vec::new(),
             id: id.to_owned(),
             title: "t".to_owned(),
             paragraphs: Vec::new(),
@@ -402,5 +533,65 @@ mod tests {
             1
         );
         assert!(read_sections_v1(&[1, 2, 3]).is_err());
+    }
+
+    #[test]
+    fn order_positions_invert_order_keys() {
+        for n in [0, 1, 9, 61, 62, 63, 3905, 3906, 250_000] {
+            assert_eq!(order_position(&order_key(n)), Some(n), "{n}");
+        }
+        // A key with a fraction counts by its integer part; keys below a0 have none.
+        assert_eq!(order_position("a1V"), Some(1));
+        assert_eq!(order_position("Zz"), None);
+        assert_eq!(order_position(""), None);
+    }
+
+    #[test]
+    fn appended_sections_follow_the_last_with_their_nodes() {
+        let s = |id: &str, nodes: Vec<NodeInit>| SectionInit {
+            nodes,
+            id: id.to_owned(),
+            title: id.to_uppercase(),
+            paragraphs: vec![format!("{id} text")],
+        };
+        let initial = initial_update(&[s("a", Vec::new()), s("b", Vec::new())]);
+        let table = NodeInit::element(
+            "table",
+            vec![("width".into(), "100%".into())],
+            vec![NodeInit::element(
+                "tableRow",
+                Vec::new(),
+                vec![NodeInit::element(
+                    "tableCell",
+                    Vec::new(),
+                    vec![NodeInit::paragraph("1")],
+                )],
+            )],
+        );
+        // "b" is already there: only "c" is added.
+        let update =
+            append_sections_update(&initial, &[s("b", Vec::new()), s("c", vec![table])]).unwrap();
+        use yrs::updates::decoder::Decode;
+        let doc = doc_from_v1(&initial).unwrap();
+        doc.transact_mut()
+            .apply_update(yrs::Update::decode_v1(&update).unwrap())
+            .unwrap();
+        let read: Vec<(String, String)> = sections_of(&doc)
+            .into_iter()
+            .map(|s| (s.id, s.order))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("a".into(), "a0".into()),
+                ("b".into(), "a1".into()),
+                ("c".into(), "a2".into())
+            ]
+        );
+        let frag = doc.get_or_insert_xml_fragment("section:c");
+        assert_eq!(
+            frag.get_string(&doc.transact()),
+            "<paragraph>c text</paragraph><table width=\"100%\"><tableRow><tableCell><paragraph>1</paragraph></tableCell></tableRow></table><paragraph></paragraph>"
+        );
     }
 }

@@ -149,6 +149,7 @@ pub fn typing_trace(edits: usize, seed: u64) -> Vec<Bytes> {
     let mut rng = StdRng::seed_from_u64(seed);
     let section_ids: Vec<SectionInit> = (0..8)
         .map(|i| SectionInit {
+            nodes: Vec::new(),
             id: format!("s{i}"),
             title: format!("Section {i}"),
             paragraphs: Vec::new(),

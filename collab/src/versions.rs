@@ -290,11 +290,13 @@ mod tests {
         let init = initial_update_branded(
             &[
                 SectionInit {
+                    nodes: Vec::new(),
                     id: "summary".into(),
                     title: "Summary".into(),
                     paragraphs: vec!["Savings of 12.5 bps.".into()],
                 },
                 SectionInit {
+                    nodes: Vec::new(),
                     id: "capital".into(),
                     title: "Capital".into(),
                     paragraphs: Vec::new(),

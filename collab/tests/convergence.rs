@@ -116,6 +116,7 @@ async fn scenario(seed: u64, hub_count: usize, drop_probability: f64, steps: usi
         .collect();
     let sections: Vec<SectionInit> = (0..3)
         .map(|i| SectionInit {
+            nodes: Vec::new(),
             id: format!("s{i}"),
             title: format!("Section {i}"),
             paragraphs: Vec::new(),

@@ -24,11 +24,13 @@ async fn hub_with_doc(cfg: HubConfig) -> (Hub, Arc<MemoryStore>) {
     let hub = Hub::new(store.clone(), cfg);
     let sections = vec![
         SectionInit {
+            nodes: Vec::new(),
             id: "s0".into(),
             title: "Executive Summary".into(),
             paragraphs: Vec::new(),
         },
         SectionInit {
+            nodes: Vec::new(),
             id: "s1".into(),
             title: "Purpose".into(),
             paragraphs: Vec::new(),

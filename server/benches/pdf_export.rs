@@ -5,6 +5,8 @@
 //!
 //! `make bench-pdf` (a release build). Not part of `cargo test`.
 
+mod support;
+
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -13,6 +15,7 @@ use server::pdf::fixture::{
 };
 use server::pdf::model::ChartSource;
 use server::pdf::{ImageAsset, MemoryAssets, render, resolve};
+use support::peak_rss_kib;
 
 const RUNS: usize = 5;
 
@@ -98,17 +101,6 @@ fn big_report() -> (DocBuilder, MemoryAssets) {
 
 fn yrs_text(t: &str) -> Node {
     server::pdf::fixture::t(t)
-}
-
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn time_export(

@@ -27,6 +27,7 @@ pub mod jobs;
 pub mod knowledge;
 pub mod mail;
 pub mod pdf;
+pub mod pdf_import;
 pub mod realtime;
 pub mod seed;
 pub mod service;

@@ -23,6 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_versions, create_version))
         .routes(routes!(get_version, delete_version))
         .routes(routes!(restore_version))
+        .routes(routes!(import_template_sections))
 }
 
 /// Why a version was taken.
@@ -34,6 +35,8 @@ pub enum VersionKind {
     Manual,
     /// Taken automatically before another version was restored.
     BeforeRestore,
+    /// Taken automatically before a template's sections were imported.
+    BeforeImport,
 }
 
 /// A version of a report.
@@ -79,12 +82,32 @@ pub struct CreateVersionRequest {
     pub name: String,
 }
 
+/// A template to import into a report.
+#[derive(Debug, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ImportTemplateRequest {
+    /// An active template's id.
+    pub template_id: String,
+}
+
+/// What importing a template into a report did.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TemplateImported {
+    /// The automatic version taken just before ("Before importing “{template}”").
+    pub version: ReportVersion,
+    /// Sections added after the report's last one.
+    pub sections: u32,
+}
+
 fn version(row: VersionRow) -> ReportVersion {
     ReportVersion {
-        kind: if row.kind == "before_restore" {
-            VersionKind::BeforeRestore
-        } else {
-            VersionKind::Manual
+        kind: match row.kind.as_str() {
+            "before_restore" => VersionKind::BeforeRestore,
+            "before_import" => VersionKind::BeforeImport,
+            _ => VersionKind::Manual,
         },
         id: row.id,
         report_id: row.report_id.into(),
@@ -163,4 +186,25 @@ pub async fn delete_version(
 ) -> ApiResult<StatusCode> {
     service::delete(&state, &actor, &report_id, &version_id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Imports an active template's sections (text, tables, charts) after the report's last one, as
+/// a new edit every co-editor receives live, after keeping the current state as an automatic
+/// version (its editors).
+#[utoipa::path(post, path = "/reports/{report_id}/import-template",
+    params(("report_id" = String, Path, description = "Report id")), request_body = ImportTemplateRequest,
+    responses((status = 200, body = TemplateImported), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
+        (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn import_template_sections(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(report_id): Path<ReportId>,
+    AppJson(req): AppJson<ImportTemplateRequest>,
+) -> ApiResult<axum::Json<TemplateImported>> {
+    let (row, sections) =
+        service::import_template(&state, &actor, &report_id, &req.template_id).await?;
+    Ok(axum::Json(TemplateImported {
+        version: version(row),
+        sections,
+    }))
 }

@@ -12,7 +12,7 @@ pub struct VersionRow {
     pub report_id: String,
     /// Name.
     pub name: String,
-    /// `manual` or `before_restore`.
+    /// `manual`, `before_restore` or `before_import`.
     pub kind: String,
     /// Size of the stored state in bytes.
     pub size_bytes: i64,
@@ -39,7 +39,7 @@ pub struct NewVersion<'a> {
     pub report_id: &'a str,
     /// Name.
     pub name: &'a str,
-    /// `manual` or `before_restore`.
+    /// `manual`, `before_restore` or `before_import`.
     pub kind: &'a str,
     /// The document's whole state (v1 update).
     pub state: &'a [u8],

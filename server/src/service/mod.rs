@@ -37,6 +37,7 @@ pub mod reports;
 pub mod runs;
 pub mod savings;
 pub mod support;
+pub mod template_import;
 pub mod users;
 pub mod validations;
 pub mod waitlist;

@@ -84,6 +84,52 @@ pub struct TemplateSection {
     /// Starting text; a blank line separates paragraphs.
     #[serde(default)]
     pub content: String,
+    /// Heading level (1 for a top-level section), for a section made from a PDF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub level: Option<u8>,
+    /// First page of the PDF the section was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub page_start: Option<u32>,
+    /// Last page of the PDF the section was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub page_end: Option<u32>,
+    /// Tables and charts written after the text (found in an imported PDF).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<TemplateBlock>>", optional)]
+    pub blocks: Vec<TemplateBlock>,
+}
+
+/// A table or a chart of a template's section, written into a report's section after its text
+/// (as the editor's table and chart nodes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+#[ts(export)]
+pub enum TemplateBlock {
+    /// A table: column names and rows of cells.
+    Table {
+        /// Caption, shown above the table (may be empty).
+        caption: String,
+        /// Column names (1 to 12).
+        columns: Vec<String>,
+        /// Rows, each with one cell per column (at most 100).
+        rows: Vec<Vec<String>>,
+    },
+    /// A bar chart of labelled values.
+    Chart {
+        /// Title.
+        title: String,
+        /// One label per value.
+        labels: Vec<String>,
+        /// Values (1 to 10, each under 1,000,000).
+        values: Vec<f64>,
+    },
 }
 
 /// A template's look, the report's starting branding.
@@ -205,6 +251,10 @@ pub fn default_sections(template_type: &str) -> Vec<TemplateSection> {
             title: (*title).into(),
             kind: (*kind).into(),
             content: String::new(),
+            level: None,
+            page_start: None,
+            page_end: None,
+            blocks: Vec::new(),
         })
         .collect()
 }
@@ -247,7 +297,7 @@ fn not_found() -> ApiError {
     ApiError::not_found("Template Not Found")
 }
 
-fn clean_text(raw: &str, max: usize, what: &str) -> ApiResult<String> {
+pub(super) fn clean_text(raw: &str, max: usize, what: &str) -> ApiResult<String> {
     let t = raw.trim();
     if t.chars().count() > max {
         return Err(invalid(format!("{what} must be at most {max} characters.")));
@@ -255,7 +305,7 @@ fn clean_text(raw: &str, max: usize, what: &str) -> ApiResult<String> {
     Ok(t.to_owned())
 }
 
-fn check_name(raw: &str) -> ApiResult<String> {
+pub(super) fn check_name(raw: &str) -> ApiResult<String> {
     let name = clean_text(raw, MAX_NAME_CHARS, "Template name")?;
     if name.is_empty() {
         return Err(invalid(NAME_REQUIRED));
@@ -263,7 +313,7 @@ fn check_name(raw: &str) -> ApiResult<String> {
     Ok(name)
 }
 
-fn check_type(raw: &str) -> ApiResult<String> {
+pub(super) fn check_type(raw: &str) -> ApiResult<String> {
     let t = raw.trim();
     if t.is_empty() {
         return Err(invalid(TYPE_REQUIRED));
@@ -279,7 +329,7 @@ fn is_colour(s: &str) -> bool {
     s.len() == 7 && s.starts_with('#') && s[1..].chars().all(|c| c.is_ascii_hexdigit())
 }
 
-fn check_branding(b: TemplateBranding) -> ApiResult<TemplateBranding> {
+pub(super) fn check_branding(b: TemplateBranding) -> ApiResult<TemplateBranding> {
     for (value, what) in [
         (&b.primary_color, "Primary colour"),
         (&b.secondary_color, "Secondary colour"),
@@ -310,7 +360,7 @@ fn check_branding(b: TemplateBranding) -> ApiResult<TemplateBranding> {
     })
 }
 
-fn check_sections(sections: Vec<TemplateSection>) -> ApiResult<Vec<TemplateSection>> {
+pub(super) fn check_sections(sections: Vec<TemplateSection>) -> ApiResult<Vec<TemplateSection>> {
     if sections.is_empty() {
         return Err(invalid("A template needs at least one section."));
     }
@@ -353,17 +403,188 @@ fn check_sections(sections: Vec<TemplateSection>) -> ApiResult<Vec<TemplateSecti
         if !seen.insert(id.clone()) {
             return Err(invalid("Two sections share one id."));
         }
+        if s.level.is_some_and(|l| !(1..=6).contains(&l)) {
+            return Err(invalid("Section levels run from 1 to 6."));
+        }
+        let page = |p: Option<u32>| p.is_none_or(|p| (1..=1000).contains(&p));
+        if !page(s.page_start)
+            || !page(s.page_end)
+            || s.page_start.zip(s.page_end).is_some_and(|(a, b)| a > b)
+        {
+            return Err(invalid(
+                "Section pages run from 1 to 1000, the first before the last.",
+            ));
+        }
+        check_blocks(&s.blocks)?;
         out.push(TemplateSection {
             id,
             title,
             kind: s.kind,
             content: s.content,
+            level: s.level,
+            page_start: s.page_start,
+            page_end: s.page_end,
+            blocks: s.blocks,
         });
     }
     Ok(out)
 }
 
-fn to_wire(row: TemplateRow) -> ApiResult<ReportTemplate> {
+/// Most tables and charts a section holds.
+pub const MAX_BLOCKS: usize = 20;
+
+fn check_blocks(blocks: &[TemplateBlock]) -> ApiResult<()> {
+    if blocks.len() > MAX_BLOCKS {
+        return Err(invalid(format!(
+            "A section may hold at most {MAX_BLOCKS} tables and charts."
+        )));
+    }
+    let short = |t: &str| t.chars().count() <= 200;
+    for b in blocks {
+        match b {
+            TemplateBlock::Table {
+                caption,
+                columns,
+                rows,
+            } => {
+                if columns.is_empty() || columns.len() > 12 || rows.len() > 100 {
+                    return Err(invalid("A table has 1 to 12 columns and at most 100 rows."));
+                }
+                if rows.iter().any(|r| r.len() != columns.len()) {
+                    return Err(invalid("Every table row has one cell per column."));
+                }
+                if !short(caption)
+                    || !columns
+                        .iter()
+                        .chain(rows.iter().flatten())
+                        .all(|c| short(c))
+                {
+                    return Err(invalid("Table cells must be at most 200 characters."));
+                }
+            }
+            TemplateBlock::Chart {
+                title,
+                labels,
+                values,
+            } => {
+                if values.is_empty() || values.len() > 10 || labels.len() != values.len() {
+                    return Err(invalid("A chart has 1 to 10 values, each with its label."));
+                }
+                if values
+                    .iter()
+                    .any(|v| !v.is_finite() || v.abs() >= 1_000_000.0)
+                {
+                    return Err(invalid("Chart values must be numbers under 1,000,000."));
+                }
+                if !short(title) || !labels.iter().all(|l| short(l)) {
+                    return Err(invalid(
+                        "Chart titles and labels must be at most 200 characters.",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A template's sections as a new report's (or its preview's), with their tables and charts
+/// as the editor's nodes; `id` names each section from its position and template id.
+pub fn section_inits(
+    template: &ReportTemplate,
+    id: impl Fn(usize, &str) -> String,
+) -> Vec<collab::report::SectionInit> {
+    template
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(i, s)| collab::report::SectionInit {
+            id: id(i, &s.id),
+            title: s.title.clone(),
+            paragraphs: paragraphs(&s.content),
+            nodes: s.blocks.iter().flat_map(block_nodes).collect(),
+        })
+        .collect()
+}
+
+fn block_nodes(b: &TemplateBlock) -> Vec<collab::report::NodeInit> {
+    use collab::report::NodeInit;
+    let attrs = |pairs: &[(&str, String)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect()
+    };
+    let cell =
+        |tag: &str, text: &str| NodeInit::element(tag, Vec::new(), vec![NodeInit::paragraph(text)]);
+    match b {
+        TemplateBlock::Table {
+            caption,
+            columns,
+            rows,
+        } => {
+            let mut content = vec![NodeInit::element(
+                "tableRow",
+                Vec::new(),
+                columns.iter().map(|c| cell("tableHeader", c)).collect(),
+            )];
+            content.extend(rows.iter().map(|r| {
+                NodeInit::element(
+                    "tableRow",
+                    Vec::new(),
+                    r.iter().map(|c| cell("tableCell", c)).collect(),
+                )
+            }));
+            let table = NodeInit::element(
+                "table",
+                attrs(&[
+                    ("fontSize", "12".into()),
+                    ("width", "100%".into()),
+                    ("sourceMediaId", String::new()),
+                    ("sourceDataset", String::new()),
+                ]),
+                content,
+            );
+            if caption.is_empty() {
+                vec![table]
+            } else {
+                vec![NodeInit::paragraph(caption), table]
+            }
+        }
+        TemplateBlock::Chart {
+            title,
+            labels,
+            values,
+        } => {
+            let rows: Vec<serde_json::Value> = labels
+                .iter()
+                .zip(values)
+                .map(|(l, v)| json!({"Label": l, "Value": v}))
+                .collect();
+            vec![NodeInit::element(
+                "chart",
+                attrs(&[
+                    ("chartId", crate::db::new_id()),
+                    ("chartType", "bar".into()),
+                    ("title", title.clone()),
+                    ("xColumn", "Label".into()),
+                    ("yColumns", r#"["Value"]"#.into()),
+                    ("rows", serde_json::Value::Array(rows).to_string()),
+                    ("source", String::new()),
+                    ("width", "600".into()),
+                    ("height", "400".into()),
+                    ("fontSize", "12".into()),
+                    ("fontFamily", "Arial".into()),
+                    ("colorScheme", "default".into()),
+                    ("showLegend", "true".into()),
+                    ("showGrid", "true".into()),
+                ]),
+                Vec::new(),
+            )]
+        }
+    }
+}
+
+pub(super) fn to_wire(row: TemplateRow) -> ApiResult<ReportTemplate> {
     let sections = serde_json::from_str(&row.sections)
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("template {} sections: {e}", row.id)))?;
     let branding = serde_json::from_str(&row.branding)
@@ -381,11 +602,11 @@ fn to_wire(row: TemplateRow) -> ApiResult<ReportTemplate> {
     })
 }
 
-fn json_text<T: Serialize>(value: &T) -> ApiResult<String> {
+pub(super) fn json_text<T: Serialize>(value: &T) -> ApiResult<String> {
     serde_json::to_string(value).map_err(|e| ApiError::Internal(e.into()))
 }
 
-fn changed(id: &str) -> Event {
+pub(super) fn changed(id: &str) -> Event {
     Event::TemplatesChanged(crate::realtime::events::TemplateRef {
         template_id: id.to_owned(),
     })
@@ -413,16 +634,7 @@ pub async fn preview_pdf(
     id: &str,
 ) -> ApiResult<super::dashboard::export::ExportFile> {
     let template = get(state, id).await?;
-    let sections: Vec<collab::report::SectionInit> = template
-        .sections
-        .iter()
-        .enumerate()
-        .map(|(i, s)| collab::report::SectionInit {
-            id: format!("{i}-{}", s.id),
-            title: s.title.clone(),
-            paragraphs: paragraphs(&s.content),
-        })
-        .collect();
+    let sections = section_inits(&template, |i, id| format!("{i}-{id}"));
     let update =
         collab::report::initial_update_branded(&sections, &branding_entries(&template.branding));
     let report = crate::pdf::model::read_report_v1(&update, &template.name)
@@ -594,6 +806,10 @@ mod tests {
             title: title.into(),
             kind: kind.into(),
             content: String::new(),
+            level: None,
+            page_start: None,
+            page_end: None,
+            blocks: Vec::new(),
         };
         let ok =
             check_sections(vec![s(" Scope ", "introduction"), s("Capital", "capital")]).unwrap();

@@ -161,21 +161,84 @@ pub async fn restore(
     let current = document_state(state, id).await?;
     let update = collab::versions::restore_update(&current, &old)
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("version {version_id}: {e}")))?;
-    let name: String = format!("Before restoring “{}”", version.name)
-        .chars()
-        .take(MAX_VERSION_NAME_CHARS)
-        .collect();
-    let before = insert(state, &scope, id, &name, "before_restore", &current).await?;
+    let name = format!("Before restoring “{}”", version.name);
+    let what = format!("the restore of version {version_id}");
+    keep_then_apply(
+        state,
+        &scope,
+        id,
+        (&name, "before_restore"),
+        &current,
+        update,
+        &what,
+    )
+    .await
+}
+
+/// Stores `current` as the automatic version `name` of `kind`, then applies `update` (`what`,
+/// for the log) to the live document through the hub, so every connection receives it.
+async fn keep_then_apply(
+    state: &AppState,
+    scope: &super::Scope,
+    id: &ReportId,
+    (name, kind): (&str, &'static str),
+    current: &[u8],
+    update: Vec<u8>,
+    what: &str,
+) -> ApiResult<VersionRow> {
+    let name: String = name.chars().take(MAX_VERSION_NAME_CHARS).collect();
+    let before = insert(state, scope, id, &name, kind, current).await?;
     state
         .collab
         .apply_update(id, update)
         .await
         .map_err(|reason| {
             ApiError::Internal(anyhow::anyhow!(
-                "could not apply the restore of version {version_id} to report {id}: {reason:?}"
+                "could not apply {what} to report {id}: {reason:?}"
             ))
         })?;
     Ok(before)
+}
+
+/// Imports an active template's sections into a report (its editors): first keeps the current
+/// state as the automatic version "Before importing “{template}”", then appends the template's
+/// sections (text, tables and charts) after the report's last, received live by every
+/// co-editor. Restoring the automatic version undoes the import. Returns that version and the
+/// number of sections added.
+pub async fn import_template(
+    state: &AppState,
+    actor: &Actor,
+    id: &ReportId,
+    template_id: &str,
+) -> ApiResult<(VersionRow, u32)> {
+    let (_, scope) = load(state, actor, id, Need::Write).await?;
+    let template = super::report_templates::active(state, template_id.trim()).await?;
+    let sections = super::report_templates::section_inits(&template, |_, _| crate::db::new_id());
+    let current = document_state(state, id).await?;
+    let existing = section_count(&current)?;
+    let room = super::report_templates::MAX_SECTIONS as i64 - existing;
+    if (sections.len() as i64) > room {
+        return Err(ApiError::validation(format!(
+            "A report holds at most {} sections: this one has {existing}, the template adds {}.",
+            super::report_templates::MAX_SECTIONS,
+            sections.len()
+        )));
+    }
+    let update = collab::report::append_sections_update(&current, &sections)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("import into report {id}: {e}")))?;
+    let name = format!("Before importing “{}”", template.name);
+    let what = format!("the import of template {template_id}");
+    let version = keep_then_apply(
+        state,
+        &scope,
+        id,
+        (&name, "before_import"),
+        &current,
+        update,
+        &what,
+    )
+    .await?;
+    Ok((version, u32::try_from(sections.len()).unwrap_or(u32::MAX)))
 }
 
 /// Deletes a version (its editors); the document is not touched.

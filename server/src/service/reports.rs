@@ -244,15 +244,8 @@ pub async fn create(state: &AppState, scope: &Scope, req: NewReport<'_>) -> ApiR
     let (sections, branding) = match template_id {
         Some(t) => {
             let template = super::report_templates::active(state, t).await?;
-            let sections = template
-                .sections
-                .into_iter()
-                .map(|s| collab::report::SectionInit {
-                    id: crate::db::new_id(),
-                    paragraphs: super::report_templates::paragraphs(&s.content),
-                    title: s.title,
-                })
-                .collect();
+            let sections =
+                super::report_templates::section_inits(&template, |_, _| crate::db::new_id());
             (
                 sections,
                 super::report_templates::branding_entries(&template.branding),
@@ -260,6 +253,7 @@ pub async fn create(state: &AppState, scope: &Scope, req: NewReport<'_>) -> ApiR
         }
         None => (
             vec![collab::report::SectionInit {
+                nodes: Vec::new(),
                 id: crate::db::new_id(),
                 title: "Introduction".into(),
                 paragraphs: Vec::new(),

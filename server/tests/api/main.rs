@@ -31,5 +31,6 @@ mod reports;
 mod runs;
 mod security;
 mod storage;
+mod template_import;
 mod validations;
 mod waitlist;

@@ -187,6 +187,8 @@ struct Fixture {
     fresh: String,
     viewer_id: String,
     unique: String,
+    /// An active report template (created by the admin before the routes run).
+    template: String,
 }
 
 /// Every route with its rule. Paths as served (under `/api`).
@@ -325,6 +327,9 @@ const ROUTES: &[Route] = &[
         .needs(Needs::ReportVersion),
     route("DELETE", "/api/reports/{report_id}/versions/{version_id}", Rule::ClientWrite, 204)
         .needs(Needs::ReportVersion),
+    route("POST", "/api/reports/{report_id}/import-template", Rule::ClientWrite, 200)
+        .needs(Needs::Report)
+        .body(|f| Some(json!({"templateId": f.template}))),
     // Report templates: administrators keep them, everyone signed in lists the active ones.
     route("GET", "/api/report-templates", Rule::SignedIn, 200),
     route("GET", "/api/admin/report-templates", Rule::Admin, 200),
@@ -347,6 +352,8 @@ const ROUTES: &[Route] = &[
         }),
     route("DELETE", "/api/admin/report-templates/{template_id}", Rule::Admin, 204)
         .needs(Needs::ReportTemplate),
+    // Without a multipart body.
+    route("POST", "/api/admin/report-templates/import", Rule::Admin, 400),
     route("GET", "/api/admin/report-templates/{template_id}/export", Rule::Admin, 200)
         .needs(Needs::ReportTemplate),
     // Lever justifications (administrators only), and a memo of Bank A's completed run.
@@ -1234,6 +1241,13 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
         });
     }
     let bank_a_name = board["client_name"].as_str().unwrap().to_string();
+    let template = id_of(
+        &admin,
+        Method::POST,
+        "/api/admin/report-templates",
+        json!({"name": "Matrix import template", "templateType": "custom"}),
+    )
+    .await;
     let mut failures = Vec::new();
     let mut n = 0;
     for r in ROUTES {
@@ -1248,6 +1262,7 @@ async fn every_route_answers_each_persona_as_its_rule_says() {
                 fresh: String::new(),
                 viewer_id: viewer_me["id"].as_str().unwrap().to_string(),
                 unique: format!("{n}"),
+                template: template.clone(),
             };
             f.fresh = fresh(&app, &admin, &f, r.needs, n).await;
             let session = if r.ends_session && *p != Persona::Anonymous {

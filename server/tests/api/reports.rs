@@ -647,6 +647,7 @@ async fn a_real_document_survives_compaction() {
     let app = TestApp::spawn().await;
     let store = SqlDocStore::new(&app.state.db);
     let initial = collab::report::initial_update(&[collab::report::SectionInit {
+        nodes: Vec::new(),
         id: "a".into(),
         title: "Intro".into(),
         paragraphs: Vec::new(),
@@ -1229,6 +1230,7 @@ async fn group_commits_are_merged_into_one_small_row() {
     let app = TestApp::spawn().await;
     let store = SqlDocStore::new(&app.state.db);
     let initial = collab::report::initial_update(&[collab::report::SectionInit {
+        nodes: Vec::new(),
         id: "a".into(),
         title: "Intro".into(),
         paragraphs: Vec::new(),

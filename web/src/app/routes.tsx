@@ -60,6 +60,11 @@ export const routes: RouteObject[] = [
               { path: paths.admin.userManagement.path, lazy: () => import('./routes/admin/user-management'), handle: { title: 'User Management' } },
               { path: paths.admin.templates.path, lazy: () => import('./routes/admin/report-templates'), handle: { title: 'Report Templates' } },
               { path: paths.admin.templateCreate.path, lazy: () => import('./routes/admin/report-template-create'), handle: { title: 'Create Template' } },
+              {
+                path: paths.admin.templateCreateFromPdf.path,
+                lazy: () => import('./routes/admin/report-template-create-from-pdf'),
+                handle: { title: 'Create Template from PDF' },
+              },
               { path: paths.admin.templateEdit.path, lazy: () => import('./routes/admin/report-template-edit'), handle: { title: 'Edit Template' } },
               { path: paths.admin.templatePreview.path, lazy: () => import('./routes/admin/report-template-preview'), handle: { title: 'Template Preview' } },
               notFoundInShell,

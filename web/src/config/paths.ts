@@ -36,6 +36,10 @@ export const paths = {
     userManagement: { path: '/admin/settings', getHref: () => '/admin/settings' },
     templates: { path: '/admin/report-generator-templates', getHref: () => '/admin/report-generator-templates' },
     templateCreate: { path: '/admin/report-generator-templates/create', getHref: () => '/admin/report-generator-templates/create' },
+    templateCreateFromPdf: {
+      path: '/admin/report-generator-templates/create-from-pdf',
+      getHref: () => '/admin/report-generator-templates/create-from-pdf',
+    },
     templateEdit: {
       path: '/admin/report-generator-templates/edit/:templateId',
       getHref: (id: string) => `/admin/report-generator-templates/edit/${encodeURIComponent(id)}`,

@@ -3,4 +3,4 @@
 /**
  * Why a version was taken.
  */
-export type VersionKind = "manual" | "before_restore";
+export type VersionKind = "manual" | "before_restore" | "before_import";

@@ -1,4 +1,4 @@
-import { ArrowDown, ArrowLeft, ArrowUp, Eye, Plus, Trash2 } from 'lucide-react'
+import { ArrowDown, ArrowLeft, ArrowUp, BarChart3, Eye, Plus, Table2, Trash2 } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import { Link, useNavigate } from 'react-router'
 
@@ -17,7 +17,7 @@ import { normalizeHex } from '@/lib/colour'
 import { toast } from '@/lib/toast'
 
 import { useTemplate, useUpdateTemplate, type TemplateBranding, type TemplateEdit, type TemplateSection } from '../api'
-import { editOf, MAX_SECTIONS, SECTION_KINDS, TEMPLATE_FONTS, typeLabel } from '../utils/templates'
+import { blockLabel, editOf, MAX_SECTIONS, pageRange, SECTION_KINDS, TEMPLATE_FONTS, typeLabel } from '../utils/templates'
 import { TemplateNotFound } from './template-not-found'
 
 /**
@@ -190,6 +190,33 @@ export function TemplateEditor({ templateId }: { templateId: string }) {
               <FormField label={`Section ${i + 1} starting text`} hint="Written into each new report; a blank line starts a new paragraph.">
                 {(ids) => <Textarea {...ids} value={s.content} onChange={(e) => setSection(i, { content: e.target.value })} rows={3} />}
               </FormField>
+              {s.pageStart != null && (
+                <p className="text-xs text-slate-500">
+                  From the PDF: {pageRange(s.pageStart, s.pageEnd)}
+                  {s.level != null && ` · level ${s.level}`}
+                </p>
+              )}
+              {s.blocks && s.blocks.length > 0 && (
+                <ul className="space-y-1 text-sm text-slate-700" aria-label={`Section ${i + 1} tables and charts`}>
+                  {s.blocks.map((b, k) => (
+                    <li key={k} className="flex items-center justify-between gap-2 rounded border border-slate-200 px-3 py-1.5">
+                      <span className="flex items-center gap-2 truncate">
+                        {b.kind === 'table' ? <Table2 className="size-4 shrink-0" aria-hidden /> : <BarChart3 className="size-4 shrink-0" aria-hidden />}
+                        {blockLabel(b)}
+                      </span>
+                      <Button
+                        variant="ghost"
+                        size="icon"
+                        className="text-red-600"
+                        aria-label={`Remove ${blockLabel(b)}`}
+                        onClick={() => setSection(i, { blocks: (s.blocks ?? []).filter((_, j) => j !== k) })}
+                      >
+                        <Trash2 className="size-4" />
+                      </Button>
+                    </li>
+                  ))}
+                </ul>
+              )}
             </Card>
           ))}
           <Button

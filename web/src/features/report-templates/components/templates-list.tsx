@@ -1,4 +1,4 @@
-import { Eye, FileText, Pencil, Plus, Trash2 } from 'lucide-react'
+import { Eye, FileText, FileUp, Pencil, Plus, Trash2 } from 'lucide-react'
 import { useState } from 'react'
 import { Link } from 'react-router'
 
@@ -28,11 +28,18 @@ export function TemplatesList() {
           <h1 className="text-2xl font-bold tracking-tight text-slate-900">Report Templates</h1>
           <p className="mt-1 text-sm text-slate-500">The templates client teams start their regulatory reports from</p>
         </div>
-        <Button asChild>
-          <Link to={paths.admin.templateCreate.getHref()}>
-            <Plus /> Create Template
-          </Link>
-        </Button>
+        <div className="flex gap-2">
+          <Button variant="outline" asChild>
+            <Link to={paths.admin.templateCreateFromPdf.getHref()}>
+              <FileUp /> Create from PDF
+            </Link>
+          </Button>
+          <Button asChild>
+            <Link to={paths.admin.templateCreate.getHref()}>
+              <Plus /> Create Template
+            </Link>
+          </Button>
+        </div>
       </div>
       {templates.isPending ? (
         <Card className="flex items-center justify-center gap-2 p-10 text-sm text-slate-500">

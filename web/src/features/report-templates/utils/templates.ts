@@ -1,3 +1,5 @@
+import type { TemplateBlock } from '@/api/types/TemplateBlock'
+
 import type { ReportTemplate, TemplateBranding, TemplateEdit } from '../api'
 
 /** Template types and their labels (the cards' badge). */
@@ -50,4 +52,20 @@ export function paragraphsOf(content: string): string[] {
     .split('\n\n')
     .map((p) => p.trim())
     .filter((p) => p !== '')
+}
+
+/** `3`, `3` → `page 3`; `3`, `5` → `pages 3–5`. */
+export function pageRange(start: number, end: number | undefined): string {
+  return end == null || end === start ? `page ${start}` : `pages ${start}–${end}`
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
+
+/** A table's or chart's line in the editor: its caption or title and its size. */
+export function blockLabel(b: TemplateBlock): string {
+  if (b.kind === 'table') {
+    const name = b.caption || 'Table'
+    return `${name} (${plural(b.columns.length, 'column')}, ${plural(b.rows.length, 'row')})`
+  }
+  return `${b.title || 'Chart'} (${plural(b.values.length, 'value')})`
 }

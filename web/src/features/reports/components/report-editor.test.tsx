@@ -61,6 +61,18 @@ const base: ReportSummary = {
 }
 
 /** The server's copy of the report; tests change it as colleague B would. */
+const TEMPLATE = {
+  id: 't-1',
+  name: 'Pillar 3',
+  description: '',
+  templateType: 'basel_iii',
+  sections: [
+    { id: 's-1', title: 'Overview', kind: 'summary', content: '' },
+    { id: 's-2', title: 'Capital', kind: 'capital', content: '' },
+  ],
+  isActive: true,
+}
+
 let server: ReportSummary
 let patches: unknown[]
 
@@ -110,6 +122,8 @@ beforeEach(() => {
     'GET /api/reports/r-1/datasets': () => json(200, []),
     // The Version History panel.
     'GET /api/reports/r-1/versions': () => json(200, []),
+    // The Structure panel's template list.
+    'GET /api/report-templates': () => json(200, [TEMPLATE]),
   })
 })
 
@@ -228,6 +242,30 @@ describe('ReportEditor live metadata', () => {
 })
 
 describe('ReportEditor structure panel and section rename', () => {
+  it('imports a template’s sections, saying which version undoes it', async () => {
+    const sent: unknown[] = []
+    mockApi({
+      'POST /api/reports/r-1/import-template': ({ body, query }) => {
+        sent.push({ body, client: query.get('client_id') })
+        return json(200, {
+          version: { id: 'v-1', name: 'Before importing “Pillar 3”', kind: 'before_import', createdBy: 'u-1', createdByName: 'Ana', createdAt: '2026-11-02T10:00:00Z' },
+          sections: 2,
+        })
+      },
+    })
+    renderEditor()
+    const pick = await screen.findByRole('combobox', { name: 'Import from template' })
+    const run = screen.getByRole('button', { name: 'Import Sections' })
+    expect(run).toBeDisabled()
+    await waitFor(() => expect(within(pick).getByRole('option', { name: 'Pillar 3 (2 sections)' })).toBeInTheDocument())
+    await userEvent.selectOptions(pick, 't-1')
+    await userEvent.click(run)
+    expect(await screen.findByText('Imported 2 sections')).toBeInTheDocument()
+    expect(screen.getByText(/saved first as the version Before importing “Pillar 3”: restore it/)).toBeInTheDocument()
+    expect(sent).toEqual([{ body: { templateId: 't-1' }, client: 'c-1' }])
+    expect(pick).toHaveValue('')
+  })
+
   it('collapses and expands Structure', async () => {
     renderEditor()
     const toggle = await screen.findByRole('button', { name: 'Structure' })

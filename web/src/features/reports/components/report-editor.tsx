@@ -49,6 +49,7 @@ import { BrandingPanel } from './branding-panel'
 import { EditorToolbar } from './editor-toolbar'
 import { InlineRename } from './inline-rename'
 import { StatusBadge } from './report-badges'
+import { TemplateImport } from './template-import'
 import { ReportErrorBoundary } from './report-error-boundary'
 import { SectionEditor, type CaretUser } from './section-editor'
 import { SidePanel } from './side-panel'
@@ -396,6 +397,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
               <Plus /> Add Custom Section
             </Button>
           )}
+          {canEdit && <TemplateImport clientId={report.client_id} reportId={report.id} />}
         </SidePanel>
         <SidePanel title="Branding" defaultOpen={false}>
           <BrandingPanel doc={doc} branding={branding} canEdit={canEdit} />

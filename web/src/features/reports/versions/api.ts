@@ -1,6 +1,7 @@
 import type { EventFrame } from '@/api/types/EventFrame'
 import type { ReportVersion } from '@/api/types/ReportVersion'
 import type { ReportVersionDetail } from '@/api/types/ReportVersionDetail'
+import type { TemplateImported } from '@/api/types/TemplateImported'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 
 import { api, apiRequest } from '@/lib/api-client'
@@ -25,6 +26,21 @@ export const restoreVersion = (clientId: string, reportId: string, versionId: st
   api.post<ReportVersion>(base(clientId, reportId, `/${encodeURIComponent(versionId)}/restore`), {})
 export const deleteVersion = (clientId: string, reportId: string, versionId: string) =>
   apiRequest<void>(base(clientId, reportId, `/${encodeURIComponent(versionId)}`), { method: 'DELETE' })
+
+/** Imports an active template's sections after the report's last (an automatic version first). */
+export const importTemplateSections = (clientId: string, reportId: string, templateId: string) =>
+  api.post<TemplateImported>(
+    `/api/reports/${encodeURIComponent(reportId)}/import-template?client_id=${encodeURIComponent(clientId)}`,
+    { templateId },
+  )
+
+export function useImportTemplateSections(clientId: string, reportId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (templateId: string) => importTemplateSections(clientId, reportId, templateId),
+    onSettled: () => client.invalidateQueries({ queryKey: versionKeys.list(clientId, reportId) }),
+  })
+}
 
 export function useVersions(clientId: string, reportId: string) {
   return useQuery({ queryKey: versionKeys.list(clientId, reportId), queryFn: () => listVersions(clientId, reportId) })

@@ -122,7 +122,7 @@ export function VersionHistory({ clientId, reportId, canEdit, media }: Props) {
             <li key={v.id} className="rounded-md border border-slate-200 p-2">
               <div className="flex items-start justify-between gap-2">
                 <p className="min-w-0 break-words font-medium text-slate-900">{v.name}</p>
-                {v.kind === 'before_restore' && (
+                {v.kind !== 'manual' && (
                   <span className="shrink-0 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">Automatic</span>
                 )}
               </div>
