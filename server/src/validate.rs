@@ -22,6 +22,7 @@ pub const MULTILINE_FIELDS: &[&str] = &[
     "comment",
     "reason",
     "templateContent",
+    "prompt",
 ];
 
 fn refused(field: &str) -> ApiError {

@@ -255,9 +255,13 @@ test.describe('report generator', () => {
     await size.press('Enter')
     await expect(intro.locator('span[style*="font-size: 13pt"]')).toHaveCount(1)
 
-    // Section rename by its button, from the keyboard; double-clicking the heading does not rename.
+    // Section rename by its button, from the keyboard; double-clicking the heading opens the AI
+    // text assistant, not a rename.
     await ana.getByRole('heading', { name: 'Introduction', exact: true }).dblclick()
+    await expect(ana.getByRole('dialog', { name: 'AI Text Assistant' })).toBeVisible()
     await expect(ana.getByRole('textbox', { name: 'Section title' })).toHaveCount(0)
+    await ana.keyboard.press('Escape')
+    await expect(ana.getByRole('dialog', { name: 'AI Text Assistant' })).toHaveCount(0)
     await ana.getByRole('button', { name: 'Rename Introduction' }).focus()
     await ana.keyboard.press('Enter')
     await expect(ana.getByRole('textbox', { name: 'Section title' })).toBeVisible()

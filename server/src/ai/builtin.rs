@@ -39,6 +39,15 @@ impl AiProvider for Builtin {
     ) -> Result<Vec<crate::knowledge::levers::ExtractedLever>, AiError> {
         Ok(crate::knowledge::levers::propose(&doc.blocks))
     }
+
+    async fn write_section(
+        &self,
+        req: &super::sections::SectionRequest,
+        ctx: &QaContext,
+        _progress: Progress<'_>,
+    ) -> Result<String, AiError> {
+        super::sections::write(req, ctx)
+    }
 }
 
 /// What a question asks for.

@@ -9,12 +9,16 @@
 //!   data (the built-in engine's rendering of the same context, [`builtin::data_text`]) and its
 //!   answer is shown only when every figure in it is found in that data ([`grounding`]).
 //!
+//! Both also write report sections for the report editor's AI text assistant ([`sections`]),
+//! from the same context and with the same check.
+//!
 //! Neither knows HTTP routes or SQL: the Q&A service (`service::qa`) builds the context from the
 //! database and the engine, asks the provider, and streams the checked answer.
 
 pub mod builtin;
 pub mod grounding;
 pub mod openai;
+pub mod sections;
 
 use std::sync::Arc;
 
@@ -117,6 +121,9 @@ pub enum AiError {
     /// The answer held figures the data does not contain: not shown.
     #[error("ungrounded figures: {0:?}")]
     Ungrounded(Vec<String>),
+    /// The model answered nothing but blanks.
+    #[error("the model's answer was empty")]
+    Empty,
     /// The service failed, timed out or answered something unreadable.
     #[error("{0}")]
     Failed(String),
@@ -138,7 +145,7 @@ impl AiError {
                 },
                 figures.join(", ")
             ),
-            AiError::Failed(_) => ERROR_REPLY.to_string(),
+            AiError::Empty | AiError::Failed(_) => ERROR_REPLY.to_string(),
         }
     }
 }
@@ -164,6 +171,16 @@ pub trait AiProvider: Send + Sync + std::fmt::Debug {
     /// The levers and rules a regulatory text states ([`crate::knowledge::levers`]'s shape),
     /// checked against that shape before they are returned.
     async fn extract_levers(&self, doc: &ExtractionInput) -> Result<Vec<ExtractedLever>, AiError>;
+
+    /// The text of one report section (the report editor's AI text assistant) from the
+    /// client's figures in `ctx`: plain paragraphs separated by a blank line, or why there is
+    /// none.
+    async fn write_section(
+        &self,
+        req: &sections::SectionRequest,
+        ctx: &QaContext,
+        progress: Progress<'_>,
+    ) -> Result<String, AiError>;
 }
 
 /// A regulatory text to propose levers and rules from: one knowledge-base document's blocks.

@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{AiError, AiProvider, ExtractionInput, Progress, QaContext, builtin, grounding};
+use super::{
+    AiError, AiProvider, ExtractionInput, Progress, QaContext, builtin, grounding, sections,
+};
 use crate::config::Config;
 use crate::knowledge::levers::ExtractedLever;
 
@@ -352,9 +354,7 @@ impl OpenAi {
             text = c.text().collect();
         }
         if text.trim().is_empty() {
-            return Err(Attempt::Fatal(AiError::Failed(
-                "the model's answer was empty".into(),
-            )));
+            return Err(Attempt::Fatal(AiError::Empty));
         }
         Ok(text)
     }
@@ -408,6 +408,31 @@ impl AiProvider for OpenAi {
             return Err(AiError::Ungrounded(bad));
         }
         Ok(text)
+    }
+
+    async fn write_section(
+        &self,
+        req: &sections::SectionRequest,
+        ctx: &QaContext,
+        progress: Progress<'_>,
+    ) -> Result<String, AiError> {
+        let data = sections::data_text(req, ctx);
+        let body = serde_json::json!({
+            "model": self.settings.model,
+            "stream": true,
+            "temperature": 0.2,
+            "messages": [
+                {"role": "system", "content": format!("{}\n\nDATA:\n{data}", sections::SYSTEM)},
+                {"role": "user", "content": sections::model_request(req)},
+            ],
+        });
+        let text = self.complete(&body, progress).await?;
+        let bad = grounding::ungrounded(&text, &data);
+        if !bad.is_empty() {
+            tracing::warn!(figures = ?bad, "a model's section quoted figures not in the data");
+            return Err(AiError::Ungrounded(bad));
+        }
+        Ok(text.trim().to_string())
     }
 
     async fn extract_levers(&self, doc: &ExtractionInput) -> Result<Vec<ExtractedLever>, AiError> {

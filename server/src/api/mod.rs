@@ -39,6 +39,7 @@ pub mod levers;
 pub mod mappings;
 pub mod profile;
 pub mod qa;
+pub mod report_assistant;
 pub mod report_media;
 pub mod report_templates;
 pub mod report_versions;
@@ -76,6 +77,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(report_media::router())
         .merge(report_templates::router())
         .merge(report_versions::router())
+        .merge(report_assistant::router())
         .merge(justifications::router())
         .merge(runs::router())
         .merge(collab_ws::router())

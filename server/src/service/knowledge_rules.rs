@@ -296,6 +296,7 @@ pub async fn extract(state: &AppState, document_id: &str) -> ApiResult<LeverExtr
             "Extraction error: the model proposed figures the document does not contain ({}); nothing was proposed.",
             figures.join(", ")
         )),
+        e @ AiError::Empty => ApiError::validation(format!("Extraction error: {e}")),
         AiError::Failed(m) => {
             tracing::warn!(error = %m, "lever extraction failed");
             ApiError::validation(format!("Extraction error: {m}"))

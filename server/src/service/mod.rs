@@ -30,6 +30,7 @@ pub mod mappings;
 pub mod pdf;
 pub mod profile;
 pub mod qa;
+pub mod report_assistant;
 pub mod report_media;
 pub mod report_templates;
 pub mod report_versions;

@@ -24,6 +24,7 @@ mod matrix;
 mod profile;
 mod qa;
 mod realtime;
+mod report_assistant;
 mod report_export;
 mod report_media;
 mod report_templates;

@@ -330,6 +330,13 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/reports/{report_id}/import-template", Rule::ClientWrite, 200)
         .needs(Needs::Report)
         .body(|f| Some(json!({"templateId": f.template}))),
+    // The AI text assistant: the report's editors (the fixture's client has no processed file,
+    // so the built-in engine says it has no figures to write from).
+    route("POST", "/api/reports/{report_id}/sections/generate", Rule::ClientWrite, 422)
+        .needs(Needs::Report)
+        .body(|_| {
+            Some(json!({"sectionTitle": "Capital", "sectionType": "capital", "prompt": "Summarise the savings"}))
+        }),
     // Report templates: administrators keep them, everyone signed in lists the active ones.
     route("GET", "/api/report-templates", Rule::SignedIn, 200),
     route("GET", "/api/admin/report-templates", Rule::Admin, 200),

@@ -20,14 +20,19 @@ use serde_json::{Value, json};
 use crate::helpers::*;
 use crate::insights::HAND_PSE;
 
-async fn client_of(s: &Session) -> String {
+pub(crate) async fn client_of(s: &Session) -> String {
     let (_, me) = s.json("/api/auth/me").await;
     me["client"]["id"].as_str().expect("a client").to_string()
 }
 
 /// Uploads `bytes` as `name` for the session's client with the PSE lever and processing asked
 /// for, and waits for its run to complete: the file's id.
-async fn processed_upload(s: &Session, client: &str, name: &str, bytes: &[u8]) -> String {
+pub(crate) async fn processed_upload(
+    s: &Session,
+    client: &str,
+    name: &str,
+    bytes: &[u8],
+) -> String {
     let csrf = s.cookie("capopt_csrf").unwrap_or_default();
     let form = reqwest::multipart::Form::new()
         .part(
@@ -510,7 +515,7 @@ async fn another_clients_file_and_bad_questions_are_refused_and_store_nothing() 
 
 /// What the fake model answers next.
 #[derive(Debug, Clone)]
-enum Fake {
+pub(crate) enum Fake {
     /// A streamed answer: these pieces of content, in chunks with quirks.
     Stream(Vec<&'static str>),
     /// 429 with this Retry-After.
@@ -524,9 +529,9 @@ enum Fake {
 }
 
 #[derive(Clone)]
-struct FakeState {
-    next: Arc<Mutex<Fake>>,
-    requests: Arc<Mutex<Vec<Value>>>,
+pub(crate) struct FakeState {
+    pub(crate) next: Arc<Mutex<Fake>>,
+    pub(crate) requests: Arc<Mutex<Vec<Value>>>,
     auth: Arc<Mutex<Vec<String>>>,
 }
 
@@ -608,7 +613,7 @@ async fn fake_completions(
     }
 }
 
-async fn fake_model() -> (String, FakeState) {
+pub(crate) async fn fake_model() -> (String, FakeState) {
     let state = FakeState {
         next: Arc::new(Mutex::new(Fake::Stream(vec![]))),
         requests: Arc::new(Mutex::new(vec![])),

@@ -379,6 +379,17 @@ async fn what_cannot_make_a_template_creates_nothing() {
     assert_eq!(failed["step"], "parse");
     assert_eq!(count(admin.json("/api/admin/report-templates").await.1), 0);
 
+    // Over 50 MB: refused while it is received, before any step runs.
+    let mut huge = pdf(3);
+    huge.resize(50 * 1024 * 1024 + 1, b' ');
+    let (st, sse) = import(&admin, "huge.pdf", huge, &[]).await;
+    assert_eq!(st, StatusCode::PAYLOAD_TOO_LARGE, "{sse}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&sse).unwrap()["message"],
+        "The PDF is larger than 50MB."
+    );
+    assert_eq!(count(admin.json("/api/admin/report-templates").await.1), 0);
+
     // Only administrators import.
     let user = app.login(USER_A).await;
     let (st, _) = import(&user, "a.pdf", pdf(3), &[]).await;

@@ -191,14 +191,14 @@ pub fn named_identifiers(question: &str) -> Vec<String> {
     out
 }
 
-/// The context of a question: each file's latest completed run, and the named exposures.
-async fn context(
+/// Each of the scope's client's files' latest completed run (only `file`'s when given), newest
+/// first: what the Q&A agent and the report editor's AI text assistant write from.
+pub(crate) async fn latest_runs(
     state: &AppState,
     scope: &Scope,
-    file: Option<(&str, &str)>,
-    question: &str,
-) -> ApiResult<QaContext> {
-    let rows = db::completed_runs(&state.db.pool, &scope.client_id, file.map(|f| f.0)).await?;
+    file: Option<&str>,
+) -> ApiResult<Vec<FileData>> {
+    let rows = db::completed_runs(&state.db.pool, &scope.client_id, file).await?;
     let mut files: Vec<FileData> = Vec::new();
     for r in rows {
         if files.iter().any(|f| f.file_id == r.file_id) {
@@ -223,6 +223,17 @@ async fn context(
             facts,
         });
     }
+    Ok(files)
+}
+
+/// The context of a question: each file's latest completed run, and the named exposures.
+async fn context(
+    state: &AppState,
+    scope: &Scope,
+    file: Option<(&str, &str)>,
+    question: &str,
+) -> ApiResult<QaContext> {
+    let files = latest_runs(state, scope, file.map(|f| f.0)).await?;
     let history = db::messages(
         &state.db.pool,
         &scope.client_id,
@@ -373,7 +384,7 @@ pub fn ask(state: AppState, scope: Scope, q: Question) -> mpsc::Receiver<QaEvent
                 Some(match e {
                     AiError::RateLimited { .. } => QaFailure::RateLimited,
                     AiError::Ungrounded(_) => QaFailure::Ungrounded,
-                    AiError::Failed(_) => QaFailure::Failed,
+                    AiError::Empty | AiError::Failed(_) => QaFailure::Failed,
                 }),
             ),
         };

@@ -15,16 +15,7 @@ export function typeLabel(type: string): string {
 
 export { TEMPLATE_FONTS } from '@/config/fonts'
 
-/** Kinds of section, with labels. */
-export const SECTION_KINDS = [
-  { value: 'summary', label: 'Summary' },
-  { value: 'introduction', label: 'Introduction' },
-  { value: 'regulatory', label: 'Regulatory' },
-  { value: 'capital', label: 'Capital' },
-  { value: 'conclusion', label: 'Conclusion' },
-  { value: 'content', label: 'Content' },
-  { value: 'custom', label: 'Custom' },
-] as const
+export { SECTION_KINDS } from '@/config/section-kinds'
 
 /** The most sections a template holds (the server's limit). */
 export const MAX_SECTIONS = 100

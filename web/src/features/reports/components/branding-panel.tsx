@@ -1,12 +1,18 @@
-import { useState } from 'react'
+import { ImagePlus, X } from 'lucide-react'
+import { useRef, useState } from 'react'
 import type * as Y from 'yjs'
 
+import { Button } from '@/components/ui/button'
 import { Input } from '@/components/ui/input'
 import { Label } from '@/components/ui/label'
 import { Select } from '@/components/ui/select'
+import { errorMessage } from '@/lib/api-client'
 import { normalizeHex } from '@/lib/colour'
+import { toast } from '@/lib/toast'
 
-import { BRANDING_FONTS, FONT_SCALES, setBranding, type Branding } from '../utils/branding'
+import { useUploadMedia } from '../media/api'
+import { IMAGE_ACCEPT, checkImageFile } from '../media/nodes-model'
+import { BRANDING_FONTS, FONT_SCALES, mediaUrl, setBranding, type Branding } from '../utils/branding'
 
 type ColourKey = 'primaryColor' | 'secondaryColor' | 'backgroundColor'
 
@@ -21,9 +27,12 @@ const COLOURS: { key: ColourKey; label: string }[] = [
  * expanded; anything else stays in the field, unapplied, with a message), fonts, scale and the
  * subtitle, written to the shared document as they change.
  */
-export function BrandingPanel({ doc, branding, canEdit }: { doc: Y.Doc; branding: Branding; canEdit: boolean }) {
+type PanelProps = { doc: Y.Doc; branding: Branding; canEdit: boolean; clientId: string; reportId: string }
+
+export function BrandingPanel({ doc, branding, canEdit, clientId, reportId }: PanelProps) {
   return (
     <div className="space-y-3 text-sm">
+      <LogoField doc={doc} logo={branding.logoMediaId} canEdit={canEdit} clientId={clientId} reportId={reportId} />
       {COLOURS.map(({ key, label }) => (
         <ColourField key={`${key}-${branding[key]}`} label={label} value={branding[key]} disabled={!canEdit} onApply={(v) => setBranding(doc, { [key]: v })} />
       ))}
@@ -62,6 +71,54 @@ export function BrandingPanel({ doc, branding, canEdit }: { doc: Y.Doc; branding
             </option>
           ))}
         </Select>
+      </div>
+    </div>
+  )
+}
+
+/**
+ * The header's logo: an image uploaded to the report (so it is stored with the report's media
+ * and served to its readers only), named in the shared branding so co-editors see it at once.
+ * Removing it leaves the image among the report's media.
+ */
+function LogoField({ doc, logo, canEdit, clientId, reportId }: { doc: Y.Doc; logo: string; canEdit: boolean; clientId: string; reportId: string }) {
+  const upload = useUploadMedia(clientId, reportId)
+  const input = useRef<HTMLInputElement>(null)
+  const pick = (file: File | undefined) => {
+    if (input.current) input.current.value = ''
+    if (!file) return
+    const refusal = checkImageFile(file)
+    if (refusal) return toast.error('Upload failed', refusal)
+    upload.mutate(file, {
+      onSuccess: (m) => {
+        setBranding(doc, { logoMediaId: m.id })
+        toast.success('Logo uploaded', `${m.name} is the report's logo.`)
+      },
+      onError: (e) => toast.error('Upload failed', errorMessage(e, 'Failed to upload image. Please try again.')),
+    })
+  }
+  return (
+    <div className="space-y-1">
+      <Label htmlFor="branding-logo">Logo</Label>
+      <div className="flex items-center gap-2">
+        {logo ? (
+          <img src={mediaUrl(reportId, logo)} alt="Report logo" className="h-10 max-w-24 rounded border border-slate-200 object-contain" />
+        ) : (
+          <span className="text-xs text-slate-500">No logo</span>
+        )}
+        {canEdit && (
+          <>
+            <input id="branding-logo" ref={input} type="file" accept={IMAGE_ACCEPT} className="sr-only" onChange={(e) => pick(e.target.files?.[0])} />
+            <Button variant="outline" size="sm" disabled={upload.isPending} onClick={() => input.current?.click()}>
+              <ImagePlus /> {upload.isPending ? 'Uploading...' : logo ? 'Change logo' : 'Upload logo'}
+            </Button>
+            {logo && (
+              <Button variant="ghost" size="icon" aria-label="Remove logo" onClick={() => setBranding(doc, { logoMediaId: '' })}>
+                <X />
+              </Button>
+            )}
+          </>
+        )}
       </div>
     </div>
   )

@@ -241,6 +241,101 @@ describe('ReportEditor live metadata', () => {
   })
 })
 
+describe('the header: logo and navigation', () => {
+  it('uploads a logo to the report and shows it in the header for everyone; the navigation goes to the sections it names', async () => {
+    const uploads: string[] = []
+    mockApi({
+      'POST /api/reports/r-1/media': async ({ request }) => {
+        const form = await request.formData()
+        uploads.push((form.get('file') as File).name)
+        return json(201, { id: 'm-logo', reportId: 'r-1', name: 'bank.png', kind: 'image', fileType: 'png', contentType: 'image/png', sizeBytes: 10, url: '/api/reports/r-1/media/m-logo', sheet: null, headers: [], rowCount: 0, columnCount: 0, uploadedBy: 'u-1', uploadedByName: 'Ana', createdAt: '2026-11-02T10:00:00Z' })
+      },
+    })
+    renderEditor()
+    const nav = await screen.findByRole('navigation', { name: 'Report navigation' })
+    expect(within(nav).getAllByRole('button').map((b) => b.textContent)).toEqual([
+      'Overview',
+      'Capital Requirements',
+      'Credit Risk',
+      'Market Risk',
+      'Operational Risk',
+      'Liquidity Coverage',
+    ])
+    // 'Introduction' is the overview; nothing yet about credit risk.
+    expect(within(nav).getByRole('button', { name: 'Overview' })).toBeEnabled()
+    expect(within(nav).getByRole('button', { name: 'Credit Risk' })).toBeDisabled()
+
+    await userEvent.click(screen.getByRole('button', { name: 'Branding' }))
+    const file = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'bank.png', { type: 'image/png' })
+    await userEvent.upload(screen.getByLabelText('Logo'), file)
+    await waitFor(() => expect(uploads).toHaveLength(1))
+    expect(await screen.findByText('Logo uploaded')).toBeInTheDocument()
+    expect(fake.connection!.doc.getMap('branding').get('logoMediaId')).toBe('m-logo')
+    expect(within(screen.getByTestId('report-header')).getByRole('img', { name: 'Logo' })).toHaveAttribute('src', '/api/reports/r-1/media/m-logo')
+
+    await userEvent.click(screen.getByRole('button', { name: 'Remove logo' }))
+    await waitFor(() => expect(within(screen.getByTestId('report-header')).queryByRole('img')).not.toBeInTheDocument())
+  })
+})
+
+describe('the AI text assistant', () => {
+  it('opens on a double-click, needs a prompt, and replaces the section for everyone with the server’s text', async () => {
+    const sent: unknown[] = []
+    mockApi({
+      'POST /api/reports/r-1/sections/generate': ({ body }) => {
+        sent.push(body)
+        return json(200, { content: 'The proposed risk weights save EUR 900,000.00.\n\nTwo of three exposures were matched.', provider: 'builtin' })
+      },
+    })
+    renderEditor()
+    const section = await screen.findByRole('region', { name: 'Introduction' })
+    await userEvent.dblClick(within(section).getByRole('heading', { name: 'Introduction' }))
+    const dialog = await screen.findByRole('dialog', { name: 'AI Text Assistant' })
+    expect(within(dialog).getByRole('combobox', { name: 'Section type' })).toHaveValue('introduction')
+    const prompt = within(dialog).getByRole('textbox', { name: 'What should this section say?' })
+
+    // Blank: refused here, nothing sent.
+    await userEvent.type(prompt, '   {Enter}')
+    expect(within(dialog).getByText('Please enter a prompt.')).toBeInTheDocument()
+    expect(sent).toHaveLength(0)
+
+    // Shift+Enter adds a line; Enter sends.
+    await userEvent.clear(prompt)
+    await userEvent.type(prompt, 'Summarise the savings{Shift>}{Enter}{/Shift}in two paragraphs{Enter}')
+    await waitFor(() => expect(sent).toHaveLength(1))
+    expect(sent[0]).toEqual({
+      sectionTitle: 'Introduction',
+      sectionType: 'introduction',
+      content: 'Opening words.',
+      prompt: 'Summarise the savings\nin two paragraphs',
+    })
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'AI Text Assistant' })).not.toBeInTheDocument())
+    const doc = fake.connection!.doc
+    const paragraphs = doc.getXmlFragment('section:s-1').toArray().map((n) => (n as Y.XmlElement).toArray().map((t) => t.toString()).join(''))
+    expect(paragraphs).toEqual(['The proposed risk weights save EUR 900,000.00.', 'Two of three exposures were matched.'])
+    expect(readSections(doc)[0].aiGenerated).toBe(true)
+    expect(await within(section).findByText('AI-generated')).toBeInTheDocument()
+  })
+
+  it('shows the spec’s toasts when nothing is written or the service fails, and leaves the section alone', async () => {
+    let answer = () => json(422, { code: 'no_content', message: 'AI returned empty content. Please try rephrasing your request.' })
+    mockApi({ 'POST /api/reports/r-1/sections/generate': () => answer() })
+    renderEditor()
+    const section = await screen.findByRole('region', { name: 'Introduction' })
+    await userEvent.dblClick(within(section).getByRole('heading', { name: 'Introduction' }))
+    const prompt = await screen.findByRole('textbox', { name: 'What should this section say?' })
+    await userEvent.type(prompt, 'Write it{Enter}')
+    expect(await screen.findByText('No Content Generated')).toBeInTheDocument()
+    answer = () => json(422, { code: 'generation_failed', message: 'Unable to generate content: Bank A has no processed file with results yet.' })
+    await userEvent.click(screen.getByRole('button', { name: 'Generate' }))
+    expect(await screen.findByText('Generation Failed')).toBeInTheDocument()
+    expect(screen.getByText('Unable to generate content: Bank A has no processed file with results yet.')).toBeInTheDocument()
+    expect(readSections(fake.connection!.doc)[0].aiGenerated).toBe(false)
+    await userEvent.keyboard('{Escape}')
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'AI Text Assistant' })).not.toBeInTheDocument())
+  })
+})
+
 describe('ReportEditor structure panel and section rename', () => {
   it('imports a template’s sections, saying which version undoes it', async () => {
     const sent: unknown[] = []
@@ -288,8 +383,12 @@ describe('ReportEditor structure panel and section rename', () => {
     const section = await screen.findByRole('region', { name: 'Introduction' })
     const user = userEvent.setup()
 
+    // A double-click opens the AI text assistant, not a rename.
     await user.dblClick(within(section).getByRole('heading', { name: 'Introduction' }))
+    expect(await screen.findByRole('dialog', { name: 'AI Text Assistant' })).toBeInTheDocument()
     expect(screen.queryByRole('textbox', { name: 'Section title' })).not.toBeInTheDocument()
+    await user.keyboard('{Escape}')
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'AI Text Assistant' })).not.toBeInTheDocument())
 
     const rename = within(section).getByRole('button', { name: 'Rename Introduction' })
     rename.focus()

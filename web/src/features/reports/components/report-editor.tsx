@@ -41,7 +41,7 @@ import {
   type Section,
   type SectionDeletion,
 } from '../utils/sections'
-import { useBranding, setBranding } from '../utils/branding'
+import { mediaUrl, NAVIGATION, setBranding, useBranding } from '../utils/branding'
 import { DataPanel } from '../media/data-panel'
 import { ReportMediaContext } from '../media/nodes'
 import { useMediaEditing } from '../media/use-media-editing'
@@ -50,6 +50,7 @@ import { EditorToolbar } from './editor-toolbar'
 import { InlineRename } from './inline-rename'
 import { StatusBadge } from './report-badges'
 import { TemplateImport } from './template-import'
+import { AssistantDialog } from '../assistant/assistant-dialog'
 import { ReportErrorBoundary } from './report-error-boundary'
 import { SectionEditor, type CaretUser } from './section-editor'
 import { SidePanel } from './side-panel'
@@ -153,6 +154,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
   }
   const [active, setActive] = useState<Editor | null>(null)
   const [sectionToDelete, setSectionToDelete] = useState<Section | null>(null)
+  const [assistantFor, setAssistantFor] = useState<Section | null>(null)
   const lastDeletion = useRef<SectionDeletion | null>(null)
   const documentsHref = useDocumentsHref(report.folder_id)
   const unsaved = hasUnsaved(meta)
@@ -357,26 +359,35 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           role="document"
           style={{ backgroundColor: branding.backgroundColor, fontFamily: branding.fontFamily, fontSize: `${branding.fontScale}rem` }}
         >
-          <div className="px-6 py-5 text-white" style={{ backgroundColor: branding.primaryColor }} data-testid="report-header">
-            <h1 className="text-2xl font-bold" style={{ fontFamily: branding.headingFontFamily }}>
-              {meta.saved.name}
-            </h1>
-            {branding.subtitle && <p className="mt-1 text-sm opacity-90">{branding.subtitle}</p>}
+          <div className="flex items-center justify-between gap-4 px-6 py-5 text-white" style={{ backgroundColor: branding.primaryColor }} data-testid="report-header">
+            <div className="min-w-0">
+              <h1 className="text-2xl font-bold" style={{ fontFamily: branding.headingFontFamily }}>
+                {meta.saved.name}
+              </h1>
+              {branding.subtitle && <p className="mt-1 text-sm opacity-90">{branding.subtitle}</p>}
+            </div>
+            {branding.logoMediaId && (
+              <img src={mediaUrl(report.id, branding.logoMediaId)} alt="Logo" className="h-12 max-w-40 shrink-0 rounded bg-white/90 object-contain p-1" />
+            )}
           </div>
+          <ReportNavigation sections={sections} />
           <div className="space-y-4 p-6" style={{ ['--report-heading-font' as string]: branding.headingFontFamily, ['--report-accent' as string]: branding.secondaryColor }}>
           {sections.map((s, i) => (
             <section
               key={s.id}
+              id={`report-section-${s.id}`}
               aria-label={s.title}
               data-layout={s.layout}
               className={cn('group space-y-2', s.background && '-mx-3 rounded-md px-3 py-2', `report-layout-${s.layout}`)}
               style={s.background ? { backgroundColor: s.background } : undefined}
+              onDoubleClick={canEdit ? () => setAssistantFor(s) : undefined}
             >
               <SectionHeading doc={doc} section={s} index={i} count={sections.length} canEdit={canEdit} onDelete={setSectionToDelete} />
               <SectionEditor doc={doc} provider={connection.provider} sectionId={s.id} title={s.title} editable={canEdit} user={user} onFocus={setActive} onEditor={media.registerEditor} />
             </section>
           ))}
           {synced && sections.length === 0 && <p className="text-sm text-slate-500">This report has no sections yet.</p>}
+          <AssistantDialog doc={doc} clientId={report.client_id} reportId={report.id} section={assistantFor} onClose={() => setAssistantFor(null)} />
           <p className="pt-4 text-center text-xs text-slate-400">Page 1 of 1</p>
           </div>
         </div>
@@ -400,7 +411,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           {canEdit && <TemplateImport clientId={report.client_id} reportId={report.id} />}
         </SidePanel>
         <SidePanel title="Branding" defaultOpen={false}>
-          <BrandingPanel doc={doc} branding={branding} canEdit={canEdit} />
+          <BrandingPanel doc={doc} branding={branding} canEdit={canEdit} clientId={report.client_id} reportId={report.id} />
         </SidePanel>
         <SidePanel title="Data & Charts" defaultOpen={false}>
           <DataPanel
@@ -495,7 +506,7 @@ type SectionHeadingProps = {
 
 /**
  * A section's title with its actions. Rename is a button (so it is reachable by keyboard);
- * double-clicking a section is left to the AI text assistant.
+ * double-clicking a section opens the AI text assistant.
  */
 function SectionHeading({ doc, section: s, index, count, canEdit, onDelete }: SectionHeadingProps) {
   const [renaming, setRenaming] = useState(false)
@@ -514,8 +525,11 @@ function SectionHeading({ doc, section: s, index, count, canEdit, onDelete }: Se
           }}
         />
       ) : (
-        <h2 className="flex-1 text-lg font-semibold text-slate-900" style={{ fontFamily: 'var(--report-heading-font)' }}>
+        <h2 className="flex flex-1 items-center gap-2 text-lg font-semibold text-slate-900" style={{ fontFamily: 'var(--report-heading-font)' }}>
           {s.title}
+          {s.aiGenerated && (
+            <span className="report-editor-chrome rounded bg-violet-50 px-1.5 py-0.5 font-sans text-xs font-medium text-violet-700">AI-generated</span>
+          )}
         </h2>
       )}
       {canEdit && (
@@ -591,5 +605,31 @@ function SectionStyle({ doc, section: s }: { doc: Y.Doc; section: Section }) {
         </label>
       </PopoverContent>
     </Popover>
+  )
+}
+
+/**
+ * The report's fixed navigation: each item goes to the first section whose title names it, and
+ * is disabled while no section does.
+ */
+function ReportNavigation({ sections }: { sections: Section[] }) {
+  return (
+    <nav aria-label="Report navigation" className="report-editor-chrome flex flex-wrap gap-1 border-b border-slate-200 px-6 py-2 text-sm">
+      {NAVIGATION.map((item) => {
+        const target = sections.find((s) => item.words.test(s.title))
+        return (
+          <button
+            key={item.label}
+            type="button"
+            disabled={!target}
+            title={target ? `Go to ${target.title}` : `No section about ${item.label} yet`}
+            className="rounded px-2 py-1 text-slate-700 hover:bg-slate-100 disabled:cursor-default disabled:text-slate-400 disabled:hover:bg-transparent"
+            onClick={() => target && document.getElementById(`report-section-${target.id}`)?.scrollIntoView({ behavior: 'smooth', block: 'start' })}
+          >
+            {item.label}
+          </button>
+        )
+      })}
+    </nav>
   )
 }

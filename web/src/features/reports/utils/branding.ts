@@ -17,6 +17,8 @@ export type Branding = {
   fontScale: number
   orientation: 'portrait' | 'landscape'
   subtitle: string
+  /** The header's logo: the id of one of the report's images ('' for none). */
+  logoMediaId: string
 }
 
 export const DEFAULT_BRANDING: Branding = {
@@ -28,6 +30,7 @@ export const DEFAULT_BRANDING: Branding = {
   fontScale: 1,
   orientation: 'portrait',
   subtitle: '',
+  logoMediaId: '',
 }
 
 export { BRANDING_FONTS } from '@/config/fonts'
@@ -58,6 +61,7 @@ export function readBranding(doc: Y.Doc): Branding {
     fontScale: typeof scale === 'number' && scale >= 0.8 && scale <= 1.5 ? scale : DEFAULT_BRANDING.fontScale,
     orientation: orientation === 'landscape' ? 'landscape' : 'portrait',
     subtitle: str('subtitle', (v) => v.length <= 200),
+    logoMediaId: str('logoMediaId', (v) => /^[A-Za-z0-9_-]{1,64}$/.test(v)),
   }
 }
 
@@ -83,3 +87,21 @@ export function useBranding(doc: Y.Doc): Branding {
   )
   return JSON.parse(snapshot) as Branding
 }
+
+/** Where a report's image is served (to the report's readers only). */
+export function mediaUrl(reportId: string, mediaId: string): string {
+  return `/api/reports/${encodeURIComponent(reportId)}/media/${encodeURIComponent(mediaId)}`
+}
+
+/**
+ * The report's fixed navigation (spec: Overview, Capital Requirements, Credit Risk, Market Risk,
+ * Operational Risk, Liquidity Coverage), each with the words a section's title is matched on.
+ */
+export const NAVIGATION: { label: string; words: RegExp }[] = [
+  { label: 'Overview', words: /overview|summary|introduction/i },
+  { label: 'Capital Requirements', words: /capital|own funds/i },
+  { label: 'Credit Risk', words: /credit/i },
+  { label: 'Market Risk', words: /market/i },
+  { label: 'Operational Risk', words: /operational/i },
+  { label: 'Liquidity Coverage', words: /liquidity/i },
+]

@@ -7,9 +7,12 @@ import {
   deleteSectionWithUndo,
   duplicateSection,
   fragmentName,
+  guessSectionType,
   moveSection,
   readSections,
   renameSection,
+  replaceSectionContent,
+  sectionText,
   setSectionStyle,
 } from './sections'
 
@@ -152,5 +155,41 @@ describe('deleteSectionWithUndo', () => {
     deletion.release()
     expect(deletion.undo()).toBe(false)
     expect(readSections(doc)).toEqual([])
+  })
+})
+
+describe('the AI text assistant on the shared document', () => {
+  it('reads a section as plain text and replaces it with paragraphs, marked AI-generated, for a co-editor too', () => {
+    const doc = seeded(['Capital'])
+    const [s] = readSections(doc)
+    expect(s.aiGenerated).toBe(false)
+    expect(sectionText(doc, s.id)).toBe('Capital text')
+
+    const peer = new Y.Doc()
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc))
+    doc.on('update', (u: Uint8Array) => Y.applyUpdate(peer, u))
+
+    expect(replaceSectionContent(doc, s.id, 'First paragraph\nwrapped.\n\nSecond paragraph.\n\n\n')).toBe(true)
+    expect(sectionText(doc, s.id)).toBe('First paragraph wrapped.\n\nSecond paragraph.')
+    expect(readSections(doc)[0].aiGenerated).toBe(true)
+    // The co-editor has the same text and mark.
+    expect(sectionText(peer, s.id)).toBe('First paragraph wrapped.\n\nSecond paragraph.')
+    expect(readSections(peer)[0].aiGenerated).toBe(true)
+    const nodes = peer.getXmlFragment(fragmentName(s.id)).toArray()
+    expect(nodes.map((n) => (n as Y.XmlElement).nodeName)).toEqual(['paragraph', 'paragraph'])
+  })
+
+  it('changes nothing for a section that is gone', () => {
+    const doc = seeded(['Capital'])
+    expect(replaceSectionContent(doc, 'missing', 'Text.')).toBe(false)
+    expect(doc.getXmlFragment(fragmentName('missing')).length).toBe(0)
+  })
+
+  it('guesses the type from the title', () => {
+    expect(guessSectionType('Executive Summary')).toBe('summary')
+    expect(guessSectionType('Capital Position')).toBe('capital')
+    expect(guessSectionType('CRR articles applied')).toBe('regulatory')
+    expect(guessSectionType('Conclusion')).toBe('conclusion')
+    expect(guessSectionType('Appendix')).toBe('content')
   })
 })

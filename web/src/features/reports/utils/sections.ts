@@ -23,7 +23,15 @@ export type SectionLayout = (typeof SECTION_LAYOUTS)[number]['value']
  * A section: its id, title and order key, and its look (`layout`, `background` as `#rrggbb` or
  * none), kept in the section's entry of the shared map so co-editors see a change at once.
  */
-export type Section = { id: string; title: string; order: string; layout: SectionLayout; background: string | null }
+export type Section = {
+  id: string
+  title: string
+  order: string
+  layout: SectionLayout
+  background: string | null
+  /** Its text was last replaced by the AI text assistant. */
+  aiGenerated: boolean
+}
 
 export function fragmentName(sectionId: string): string {
   return `section:${sectionId}`
@@ -52,6 +60,7 @@ export function readSections(doc: Y.Doc): Section[] {
       order: typeof order === 'string' ? order : '',
       layout,
       background: typeof background === 'string' && /^#[0-9a-f]{6}$/.test(background) ? background : null,
+      aiGenerated: value.get('aiGenerated') === true,
     })
   })
   return out.sort((a, b) => byteCompare(a.order, b.order) || byteCompare(a.id, b.id))
@@ -201,4 +210,61 @@ export function deleteSectionWithUndo(doc: Y.Doc, id: string): SectionDeletion |
     },
     release,
   }
+}
+
+/** The plain text of a section (its paragraphs and other blocks, a blank line between them). */
+export function sectionText(doc: Y.Doc, id: string): string {
+  const blocks: string[] = []
+  const textOf = (node: Y.XmlElement | Y.XmlText | Y.XmlHook): string => {
+    if (node instanceof Y.XmlText) {
+      return (node.toDelta() as { insert: unknown }[]).map((d) => (typeof d.insert === 'string' ? d.insert : '')).join('')
+    }
+    if (node instanceof Y.XmlElement) return node.toArray().map(textOf).join(node.nodeName === 'tableRow' ? ' | ' : '')
+    return ''
+  }
+  for (const node of doc.getXmlFragment(fragmentName(id)).toArray()) {
+    const text = textOf(node).trim()
+    if (text) blocks.push(text)
+  }
+  return blocks.join('\n\n')
+}
+
+/**
+ * Replaces a section's content with `text` (paragraphs split on blank lines) and marks it
+ * AI-generated, in one transaction every co-editor receives. False when the section is gone.
+ */
+export function replaceSectionContent(doc: Y.Doc, id: string, text: string): boolean {
+  const entry = sectionsMap(doc).get(id)
+  if (!(entry instanceof Y.Map)) return false
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map((p) => p.replace(/\s*\n\s*/g, ' ').trim())
+    .filter(Boolean)
+  doc.transact(() => {
+    const fragment = doc.getXmlFragment(fragmentName(id))
+    fragment.delete(0, fragment.length)
+    fragment.insert(
+      0,
+      paragraphs.map((p) => {
+        const el = new Y.XmlElement('paragraph')
+        const t = new Y.XmlText()
+        t.insert(0, p)
+        el.insert(0, [t])
+        return el
+      }),
+    )
+    entry.set('aiGenerated', true)
+  })
+  return true
+}
+
+/** The type a section's title suggests (the user can change it), `content` when none does. */
+export function guessSectionType(title: string): string {
+  const t = title.toLowerCase()
+  if (/summary|overview/.test(t)) return 'summary'
+  if (/introduction|background|scope/.test(t)) return 'introduction'
+  if (/capital|own funds|cet1|rwa|saving/.test(t)) return 'capital'
+  if (/regulat|article|crr|basel|compliance/.test(t)) return 'regulatory'
+  if (/conclusion|next steps|outlook/.test(t)) return 'conclusion'
+  return 'content'
 }
