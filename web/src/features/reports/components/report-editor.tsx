@@ -388,7 +388,7 @@ function LoadedEditor({ report, canEdit, revoked, connection, connected, synced,
           ))}
           {synced && sections.length === 0 && <p className="text-sm text-slate-500">This report has no sections yet.</p>}
           <AssistantDialog doc={doc} clientId={report.client_id} reportId={report.id} section={assistantFor} onClose={() => setAssistantFor(null)} />
-          <p className="pt-4 text-center text-xs text-slate-400">Page 1 of 1</p>
+          <p className="report-editor-chrome pt-4 text-center text-xs text-slate-400">Pages are numbered “Page n of m” in the exported PDF.</p>
           </div>
         </div>
         </ReportMediaContext.Provider>
