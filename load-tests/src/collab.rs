@@ -80,6 +80,11 @@ pub(crate) struct Args {
     /// Exit non-zero when a target is missed.
     #[arg(long)]
     pub check: bool,
+    /// Every N-th edit of each editor inserts a chart node into a section instead of typing (the
+    /// report editor's attributes, 24 months of data kept in the node); the charts' propagation
+    /// is reported apart from the typing's, in the same run. 0: typing only.
+    #[arg(long, default_value_t = 0)]
+    pub chart_every: u64,
 }
 
 /// Which server a socket talks to (they differ only in URL and framing).
@@ -166,8 +171,50 @@ async fn open(target: &Target, doc: &str) -> anyhow::Result<Ws> {
 struct Meter {
     sent: Mutex<HashMap<u64, Instant>>,
     latencies_us: Mutex<Vec<u64>>,
+    /// Propagation of the chart insertions (their tokens numbered from [`CHART_TOKENS`]).
+    chart_latencies_us: Mutex<Vec<u64>>,
+    charts: AtomicU64,
     edits: AtomicU64,
     errors: AtomicU64,
+}
+
+/// A chart's token is numbered from here, a typed token below.
+const CHART_TOKENS: u64 = 1_000_000_000;
+
+/// A chart node as the report editor writes it (every attribute a string, its last rows kept
+/// in the node), titled with `token` so that its arrival can be timed.
+fn insert_chart(txn: &mut yrs::TransactionMut<'_>, section: &yrs::XmlFragmentRef, token: &str) {
+    use yrs::{Xml, XmlElementPrelim, XmlFragment};
+    let rows: Vec<String> = (1..=24)
+        .map(|m| {
+            format!(
+                "{{\"Label\":\"2025-{m:02}\",\"Savings\":{}}}",
+                1_250_000 + m * 37_500
+            )
+        })
+        .collect();
+    let chart = section.push_back(txn, XmlElementPrelim::empty("chart"));
+    for (k, v) in [
+        ("chartId", format!("chart-{token}")),
+        ("chartType", "bar".to_string()),
+        ("title", format!("Savings by month {token}")),
+        ("xColumn", "Label".to_string()),
+        ("yColumns", "[\"Savings\"]".to_string()),
+        ("rows", format!("[{}]", rows.join(","))),
+        (
+            "source",
+            "{\"kind\":\"client\",\"dataset\":\"savings_by_month\"}".to_string(),
+        ),
+        ("width", "600".to_string()),
+        ("height", "300".to_string()),
+        ("fontSize", "12".to_string()),
+        ("fontFamily", "Inter".to_string()),
+        ("colorScheme", "banking".to_string()),
+        ("showLegend", "true".to_string()),
+        ("showGrid", "true".to_string()),
+    ] {
+        chart.insert_attribute(txn, k, v);
+    }
 }
 
 fn token_key(client: u64, n: u64) -> u64 {
@@ -216,6 +263,7 @@ async fn editor(
     id: u64,
     rate: f64,
     observer: bool,
+    chart_every: u64,
     meter: Arc<Meter>,
     stop: Arc<AtomicBool>,
     go: Arc<AtomicBool>,
@@ -225,6 +273,7 @@ async fn editor(
     let (mut tx, mut rx) = ws.split();
     let doc = yrs::Doc::with_client_id(id + 1);
     let text = doc.get_or_insert_text("t");
+    let section = doc.get_or_insert_xml_fragment("section:load");
     let step1 = collab::protocol::sync_step1(&doc.transact().state_vector());
     tx.send(Message::Binary(target.wrap(&doc_id, &step1)))
         .await?;
@@ -256,18 +305,30 @@ async fn editor(
             if observer && matches!(inner, [0 | 4, 1 | 2, ..]) {
                 let now = Instant::now();
                 let sent = reader_meter.sent.lock().expect("meter");
-                let mut lat = Vec::new();
+                let (mut lat, mut charts) = (Vec::new(), Vec::new());
                 scan_tokens(inner, |k| {
                     if (k >> 32) != id
                         && seen.insert(k)
                         && let Some(t) = sent.get(&k)
                     {
-                        lat.push(now.duration_since(*t).as_micros() as u64);
+                        let us = now.duration_since(*t).as_micros() as u64;
+                        if k & 0xffff_ffff >= CHART_TOKENS {
+                            charts.push(us);
+                        } else {
+                            lat.push(us);
+                        }
                     }
                 });
                 drop(sent);
                 if !lat.is_empty() {
                     reader_meter.latencies_us.lock().expect("meter").extend(lat);
+                }
+                if !charts.is_empty() {
+                    reader_meter
+                        .chart_latencies_us
+                        .lock()
+                        .expect("meter")
+                        .extend(charts);
                 }
             }
         }
@@ -291,15 +352,24 @@ async fn editor(
         tokio::select! {
             _ = tick.tick() => {
                 n += 1;
-                let token = format!("[{id}:{n}]");
+                let chart = chart_every > 0 && n.is_multiple_of(chart_every);
+                let k = if chart { CHART_TOKENS + n } else { n };
+                let token = format!("[{id}:{k}]");
                 let update = {
                     let mut txn = doc.transact_mut();
-                    let len = text.len(&txn);
-                    text.insert(&mut txn, len, &token);
+                    if chart {
+                        insert_chart(&mut txn, &section, &token);
+                    } else {
+                        let len = text.len(&txn);
+                        text.insert(&mut txn, len, &token);
+                    }
                     txn.encode_update_v1()
                 };
                 let frame = target.wrap(&doc_id, &collab::protocol::update(&update));
-                meter.sent.lock().expect("meter").insert(token_key(id, n), Instant::now());
+                meter.sent.lock().expect("meter").insert(token_key(id, k), Instant::now());
+                if chart {
+                    meter.charts.fetch_add(1, Ordering::Relaxed);
+                }
                 if tx.send(Message::Binary(frame)).await.is_err() {
                     meter.errors.fetch_add(1, Ordering::Relaxed);
                     break;
@@ -376,6 +446,10 @@ pub(crate) struct TypingFigures {
     pub edits_sent: u64,
     pub send_errors: u64,
     pub propagation: Percentiles,
+    /// Chart insertions sent (`--chart-every`), included in `edits_sent`.
+    pub charts_sent: u64,
+    /// Their propagation to the observers, in the same run (`None` without charts).
+    pub chart_propagation: Option<Percentiles>,
     /// Deliveries expected at the observers (tokens of other editors) that were measured.
     pub delivered_share: f64,
     pub server_cpu_percent: f64,
@@ -403,6 +477,7 @@ async fn typing_run(
             i as u64,
             args.rate,
             observer,
+            args.chart_every,
             meter.clone(),
             stop.clone(),
             go.clone(),
@@ -439,6 +514,8 @@ async fn typing_run(
         }
     }
     let lat = std::mem::take(&mut *meter.latencies_us.lock().expect("meter"));
+    let charts = std::mem::take(&mut *meter.chart_latencies_us.lock().expect("meter"));
+    let charts_sent = meter.charts.load(Ordering::Relaxed);
     let edits = meter.edits.load(Ordering::Relaxed);
     // Every observer should see every edit of the other editors.
     let observers = args.observers.min(args.editors) as f64;
@@ -451,10 +528,12 @@ async fn typing_run(
         edits_sent: edits,
         send_errors: meter.errors.load(Ordering::Relaxed),
         delivered_share: if expected > 0.0 {
-            lat.len() as f64 / expected
+            (lat.len() + charts.len()) as f64 / expected
         } else {
             0.0
         },
+        charts_sent,
+        chart_propagation: (charts_sent > 0).then(|| Percentiles::of(charts)),
         propagation: Percentiles::of(lat),
         server_cpu_percent: (cpu1 - cpu0) / elapsed * 100.0,
         server_rss_mib: rss as f64 / 1024.0,
