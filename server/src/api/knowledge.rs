@@ -9,7 +9,8 @@ use utoipa_axum::routes;
 
 use super::extract::AdminActor;
 use super::upload::{
-    MULTIPART_SLACK, multipart_error, receive_field, refuse_declared_size, unexpected_field,
+    MULTIPART_SLACK, multipart_error, receive_field, refuse_declared_size, text_field,
+    unexpected_field,
 };
 use crate::error::{ApiError, ApiResult, AppJson};
 use crate::service::knowledge::{
@@ -91,20 +92,7 @@ pub async fn upload_documents(
             }
             Some(which @ ("category" | "leverId" | "lever_id")) => {
                 let which = which.to_owned();
-                let mut value = Vec::new();
-                while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-                    value.extend_from_slice(&chunk);
-                    if value.len() > MAX_TEXT_FIELD {
-                        return Err(ApiError::validation(format!("{which} is too long.")));
-                    }
-                }
-                let value = String::from_utf8(value)
-                    .map_err(|_| ApiError::validation(format!("{which} must be text.")))?;
-                if value.chars().any(char::is_control) {
-                    return Err(ApiError::validation(format!(
-                        "{which} must not contain control characters."
-                    )));
-                }
+                let value = text_field(&mut field, &which, MAX_TEXT_FIELD).await?;
                 if which == "category" {
                     input.category = Some(value);
                 } else {

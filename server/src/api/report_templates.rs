@@ -14,7 +14,8 @@ use utoipa_axum::routes;
 
 use super::extract::AdminActor;
 use super::upload::{
-    MULTIPART_SLACK, multipart_error, receive_field, refuse_declared_size, unexpected_field,
+    MULTIPART_SLACK, multipart_error, receive_field, refuse_declared_size, text_field,
+    unexpected_field,
 };
 use crate::error::{ApiError, ApiResult, AppJson};
 use crate::service::Actor;
@@ -166,15 +167,7 @@ pub async fn import_template_pdf(
             }
             Some(which @ ("name" | "templateType")) => {
                 let which = which.to_owned();
-                let mut value = Vec::new();
-                while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-                    value.extend_from_slice(&chunk);
-                    if value.len() > MAX_FORM_FIELD {
-                        return Err(ApiError::validation(format!("{which} is too long.")));
-                    }
-                }
-                let value = String::from_utf8(value)
-                    .map_err(|_| ApiError::validation(format!("{which} must be text.")))?;
+                let value = text_field(&mut field, &which, MAX_FORM_FIELD).await?;
                 if which == "name" {
                     name = value;
                 } else {

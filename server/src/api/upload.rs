@@ -74,3 +74,23 @@ pub async fn receive_field(
         .map_err(|e| ApiError::Internal(e.into()))?;
     Ok((path, seen))
 }
+
+/// A short text field of a form (`which` names it in the refusals): at most `max` bytes, UTF-8,
+/// no control characters.
+pub async fn text_field(field: &mut Field<'_>, which: &str, max: usize) -> ApiResult<String> {
+    let mut value = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        value.extend_from_slice(&chunk);
+        if value.len() > max {
+            return Err(ApiError::validation(format!("{which} is too long.")));
+        }
+    }
+    let value = String::from_utf8(value)
+        .map_err(|_| ApiError::validation(format!("{which} must be text.")))?;
+    if value.chars().any(char::is_control) {
+        return Err(ApiError::validation(format!(
+            "{which} must not contain control characters."
+        )));
+    }
+    Ok(value)
+}

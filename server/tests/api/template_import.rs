@@ -347,6 +347,13 @@ async fn what_cannot_make_a_template_creates_nothing() {
         serde_json::from_str::<Value>(&sse).unwrap()["message"],
         "Please upload a PDF file"
     );
+    // A name with a control character.
+    let (st, sse) = import(&admin, "a.pdf", pdf(3), &[("name", "Pillar\u{7}3")]).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{sse}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&sse).unwrap()["message"],
+        "name must not contain control characters."
+    );
     // An unknown type.
     let (st, sse) = import(&admin, "a.pdf", pdf(3), &[("templateType", "pillar_iv")]).await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{sse}");

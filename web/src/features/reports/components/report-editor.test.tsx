@@ -557,6 +557,9 @@ describe('a demotion while the report is open', () => {
     await waitFor(() => expect(screen.queryByRole('textbox', { name: 'Report name' })).not.toBeInTheDocument())
     expect(screen.getByText('Read-only')).toBeInTheDocument()
     expect(screen.queryByRole('button', { name: 'Delete Introduction' })).not.toBeInTheDocument()
+    // A viewer's double-click opens no AI text assistant.
+    await userEvent.dblClick(screen.getByRole('heading', { name: 'Introduction' }))
+    expect(screen.queryByRole('dialog', { name: 'AI Text Assistant' })).not.toBeInTheDocument()
     expect(useAuthStore.getState().user?.role).toBe('viewer')
   })
 })
