@@ -358,13 +358,75 @@ struct DocTask {
     outbox: Vec<(Option<u64>, Bytes)>,
     /// The document's state vector before the first update in `outbox`.
     outbox_before: Option<StateVector>,
-    /// When updates were last relayed, and when the next relay is due if updates wait.
-    last_relay: Instant,
+    /// The frames relays may still write now, and when the next relay is due if updates wait.
+    relay_budget: RelayBudget,
     relay_at: Option<Instant>,
     last_resync: Option<Instant>,
     tasks: FuturesUnordered<BoxFuture<'static, TaskEvent>>,
     tick: Duration,
     next_tick: Instant,
+}
+
+/// A document's relay budget ([`HubConfig::relay_frames_per_sec`]): a token bucket of frames,
+/// refilled at the budget's rate up to what [`HubConfig::relay_burst`] holds. A relay spends a
+/// frame per connection and may go out when the bucket holds that much (or is full, for a
+/// document with more connections than the bucket holds); a relay that had to go out anyway
+/// (the longest wait is over, or another frame must follow it) can leave it in debt by at most
+/// the longest wait's worth, so the budget never delays an update past that wait.
+#[derive(Debug)]
+struct RelayBudget {
+    /// Frames a second; zero when there is no budget.
+    rate: f64,
+    capacity: f64,
+    floor: f64,
+    credit: f64,
+    at: Instant,
+}
+
+impl RelayBudget {
+    fn new(config: &crate::HubConfig, now: Instant) -> RelayBudget {
+        let rate = f64::from(config.relay_frames_per_sec);
+        let capacity = rate * config.relay_burst.as_secs_f64();
+        RelayBudget {
+            rate,
+            capacity,
+            floor: -rate * config.relay_interval.as_secs_f64(),
+            credit: capacity,
+            at: now,
+        }
+    }
+
+    fn refill(&mut self, now: Instant) {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.credit = (self.credit + elapsed * self.rate).min(self.capacity);
+        self.at = now;
+    }
+
+    /// When a relay to `frames` connections may go out (now if the bucket holds enough).
+    fn due(&mut self, now: Instant, frames: usize) -> Instant {
+        if self.rate == 0.0 {
+            return now;
+        }
+        self.refill(now);
+        #[allow(clippy::cast_precision_loss)] // connection counts are far below 2^52
+        let need = (frames as f64).min(self.capacity);
+        if self.credit >= need {
+            now
+        } else {
+            now + Duration::from_secs_f64((need - self.credit) / self.rate)
+        }
+    }
+
+    /// A relay to `frames` connections went out.
+    fn spend(&mut self, now: Instant, frames: usize) {
+        if self.rate == 0.0 {
+            return;
+        }
+        self.refill(now);
+        #[allow(clippy::cast_precision_loss)] // connection counts are far below 2^52
+        let frames = frames as f64;
+        self.credit = (self.credit - frames).max(self.floor);
+    }
 }
 
 /// Refuses everything queued for a task that could not load, and leaves the registry.
@@ -518,7 +580,7 @@ async fn load(
         behind_check_at: None,
         outbox: Vec::new(),
         outbox_before: None,
-        last_relay: Instant::now(),
+        relay_budget: RelayBudget::new(&hub.config, Instant::now()),
         relay_at: None,
         last_resync: None,
         tasks: FuturesUnordered::new(),
@@ -884,7 +946,7 @@ impl DocTask {
         let Some(before) = self.outbox_before.take() else {
             return;
         };
-        self.last_relay = Instant::now();
+        self.relay_budget.spend(Instant::now(), self.conns.len());
         let outbox = std::mem::take(&mut self.outbox);
         if let [(origin, update)] = outbox.as_slice() {
             self.broadcast_update(*origin, protocol::update(update), &before);
@@ -1583,8 +1645,12 @@ impl DocTask {
 
     fn after_event(&mut self) {
         if self.outbox_before.is_some() && self.relay_at.is_none() {
-            let due = self.last_relay + self.hub.config.relay_interval;
-            if Instant::now() >= due {
+            let now = Instant::now();
+            let due = self
+                .relay_budget
+                .due(now, self.conns.len())
+                .min(now + self.hub.config.relay_interval);
+            if now >= due {
                 self.flush_updates();
             } else {
                 self.relay_at = Some(due);
@@ -1669,6 +1735,58 @@ mod tests {
     use super::*;
     use crate::store::Snapshot;
     use yrs::{GetString, Text, XmlElementPrelim, XmlFragment, XmlTextPrelim};
+
+    fn budget(frames_per_sec: u32, burst_ms: u64, max_wait_ms: u64) -> RelayBudget {
+        let config = crate::HubConfig {
+            relay_frames_per_sec: frames_per_sec,
+            relay_burst: Duration::from_millis(burst_ms),
+            relay_interval: Duration::from_millis(max_wait_ms),
+            ..crate::HubConfig::default()
+        };
+        RelayBudget::new(&config, Instant::now())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn relays_go_out_at_once_while_the_budget_lasts_then_at_its_rate() {
+        // 10,000 frames a second, 10 ms of it in the bucket: 100 frames, four relays to 25.
+        let mut b = budget(10_000, 10, 15);
+        let t0 = Instant::now();
+        for _ in 0..4 {
+            assert_eq!(b.due(t0, 25), t0);
+            b.spend(t0, 25);
+        }
+        // empty: the fifth waits for 25 frames' worth, 2.5 ms
+        assert_eq!(b.due(t0, 25), t0 + Duration::from_micros(2_500));
+        // a relay forced out now (another frame had to follow) leaves it in debt
+        b.spend(t0, 25);
+        assert_eq!(b.due(t0, 25), t0 + Duration::from_millis(5));
+        // after a quiet spell the bucket is full again, not fuller
+        let later = t0 + Duration::from_secs(1);
+        for _ in 0..4 {
+            assert_eq!(b.due(later, 25), later);
+            b.spend(later, 25);
+        }
+        assert!(b.due(later, 25) > later);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_budget_never_holds_a_relay_past_the_longest_wait() {
+        // 300 connections against a bucket of 150 frames: a relay needs a full bucket, and
+        // the debt a relay leaves is bounded by the longest wait (15 ms at 15,000 a second).
+        let mut b = budget(15_000, 10, 15);
+        let t0 = Instant::now();
+        assert_eq!(b.due(t0, 300), t0);
+        for _ in 0..10 {
+            b.spend(t0, 300);
+        }
+        // at most 15 ms of debt plus a full bucket's 10 ms, however many relays were forced
+        // (the task caps the wait at the relay interval besides)
+        assert_eq!(b.due(t0, 300), t0 + Duration::from_millis(25));
+        // no budget: always at once
+        let mut none = budget(0, 10, 15);
+        none.spend(t0, 1_000);
+        assert_eq!(none.due(t0, 1_000), t0);
+    }
 
     /// One client types `n` times three characters at `i % k` (removing two characters every
     /// fourth edit); a server receives every update but the `skip`th, applied straight with

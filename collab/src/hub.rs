@@ -60,10 +60,16 @@ pub struct HubConfig {
     /// Awareness changes are gathered for this long and sent as one message. Zero sends each
     /// change at once. Default 50 ms.
     pub awareness_flush: Duration,
-    /// Least time between two relays of document updates to the connections: updates that
-    /// arrive sooner after a relay wait for the next one and go out merged, one message per
-    /// connection. An update arriving after a quiet spell goes out at once. Zero relays after
-    /// each batch of messages. Default 15 ms.
+    /// Frames a second a document may write to its connections for relayed updates (a relay to
+    /// n connections spends n; a token bucket holding `relay_burst` worth). While the budget
+    /// lasts each update goes out at once; past it, the updates that arrive meanwhile wait and
+    /// go out merged, one message per connection, so a crowded document sends fewer, larger
+    /// messages instead of one per edit to every connection. Zero: no budget. Default 15,000.
+    pub relay_frames_per_sec: u32,
+    /// What the relay budget's bucket holds, as time at its rate. Default 10 ms.
+    pub relay_burst: Duration,
+    /// Longest an update waits for the relay budget: it goes out after this long whatever the
+    /// budget says. Zero relays after each batch of messages. Default 15 ms.
     pub relay_interval: Duration,
     /// Compact when the log tail since the snapshot holds more updates than this.
     /// Default 500.
@@ -98,6 +104,8 @@ impl Default for HubConfig {
             idle_unload_after: Duration::from_secs(10),
             awareness_timeout: Duration::from_secs(30),
             awareness_flush: Duration::from_millis(50),
+            relay_frames_per_sec: 15_000,
+            relay_burst: Duration::from_millis(10),
             relay_interval: Duration::from_millis(15),
             compact_after_updates: 500,
             compact_after_bytes: 1 << 20,

@@ -761,8 +761,35 @@ async fn updates_arriving_together_are_relayed_merged_and_never_back_to_their_se
 }
 
 #[tokio::test(start_paused = true)]
-async fn updates_within_the_relay_interval_go_out_merged_and_a_lone_update_at_once() {
-    let (hub, _store) = hub_with_doc(config()).await; // relay interval 15 ms
+async fn updates_go_out_at_once_within_the_relay_budget_and_merged_past_it() {
+    // The default budget (15,000 frames a second) covers two connections' edits 1 ms apart:
+    // each goes out at once, as it came.
+    let (hub, _store) = hub_with_doc(config()).await;
+    let mut cs = [
+        Client::new("a", Access::ReadWrite),
+        Client::new("b", Access::ReadOnly),
+    ];
+    for c in cs.iter_mut() {
+        c.connect(&hub, "r1");
+    }
+    pump_until_quiet(&mut cs).await;
+    let [mut a, mut b] = cs;
+    for _ in 0..10 {
+        a.edit(insert("y", 0));
+        settle(1).await;
+        assert_eq!(b.pump(usize::MAX), 1, "each edit at once");
+    }
+    assert_eq!(b.text().len(), 10);
+
+    // A budget of 100 frames a second holding 20 ms (2 frames, one relay to the two
+    // connections): a lone update after a quiet spell goes out at once; the ten edits after it
+    // wait, never longer than the relay interval (15 ms), and go out as one merged message.
+    let (hub, _store) = hub_with_doc(HubConfig {
+        relay_frames_per_sec: 100,
+        relay_burst: Duration::from_millis(20),
+        ..config()
+    })
+    .await;
     let mut cs = [
         Client::new("a", Access::ReadWrite),
         Client::new("b", Access::ReadOnly),
@@ -773,21 +800,22 @@ async fn updates_within_the_relay_interval_go_out_merged_and_a_lone_update_at_on
     pump_until_quiet(&mut cs).await;
     let [mut a, mut b] = cs;
     settle(100).await;
-    // after a quiet spell: relayed at once
     a.edit(insert("x", 0));
     settle(1).await;
     assert_eq!(b.pump(usize::MAX), 1);
     assert_eq!(b.text().len(), 1, "a lone update goes out at once");
-    // ten edits 1 ms apart, inside one interval: one merged message after it
     for _ in 0..10 {
         a.edit(insert("y", 0));
         settle(1).await;
     }
     let early = b.pump(usize::MAX);
-    settle(20).await;
+    settle(6).await;
     let late = b.pump(usize::MAX);
-    assert_eq!(early, 0, "nothing before the interval is over");
-    assert_eq!(late, 1, "one message for the ten edits");
+    assert_eq!(early, 0, "nothing while the budget is spent");
+    assert_eq!(
+        late, 1,
+        "one message for the ten edits, within the relay interval"
+    );
     assert_eq!(b.text().len(), 11);
 }
 
