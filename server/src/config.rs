@@ -131,6 +131,12 @@ pub struct Config {
     /// a 429 quoting a wait of 2 s or less).
     #[arg(long, env = "LLM_MAX_RETRIES", default_value_t = 2)]
     pub llm_max_retries: u32,
+    /// Frames a second one collaborative document may write to its connections for relayed
+    /// updates (a relay to n connections spends n): within it each update goes out at once,
+    /// past it the updates that arrive meanwhile go out merged, after 15 ms at most. 0: every
+    /// update at once.
+    #[arg(long, env = "COLLAB_RELAY_FRAMES_PER_SEC", default_value_t = collab::HubConfig::default().relay_frames_per_sec)]
+    pub collab_relay_frames_per_sec: u32,
 }
 
 /// A setting never printed: its `Debug` shows `<redacted>` (the configuration and the state
@@ -232,6 +238,7 @@ impl Config {
             llm_api_key: None,
             llm_timeout_secs: 60,
             llm_max_retries: 2,
+            collab_relay_frames_per_sec: collab::HubConfig::default().relay_frames_per_sec,
         }
     }
 }

@@ -17,7 +17,10 @@ use crate::db::Db;
 /// The document hub: the SQL store, and Redis fan-out when `REDIS_URL` is set.
 pub async fn build_hub(config: &Config, db: &Db) -> anyhow::Result<collab::Hub> {
     let store = Arc::new(SqlDocStore::new(db));
-    let hub_config = collab::HubConfig::default();
+    let hub_config = collab::HubConfig {
+        relay_frames_per_sec: config.collab_relay_frames_per_sec,
+        ..collab::HubConfig::default()
+    };
     Ok(
         match config
             .redis_url
