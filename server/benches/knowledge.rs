@@ -189,29 +189,18 @@ fn regulation(pages: usize) -> Vec<u8> {
 }
 
 fn document(id: &str, name: &str, size: usize) -> DocumentRow {
-    let now = server::db::now();
     DocumentRow {
-        id: id.to_owned(),
-        name: name.to_owned(),
-        file_type: "pdf".into(),
-        content_type: "application/pdf".into(),
-        size_bytes: i64::try_from(size).unwrap_or(i64::MAX),
-        storage_key: format!("knowledge/documents/{id}.pdf"),
         category: Some("Assets".into()),
-        lever_id: None,
-        status: "processing".into(),
-        stage: "queued".into(),
-        progress: 0,
-        error: None,
-        pages: None,
-        chunk_count: 0,
         attempts: 1,
-        lease_until: None,
-        uploaded_by: None,
-        created_at: now.clone(),
-        updated_at: now,
-        completed_at: None,
-        chunk_words: None,
+        ..DocumentRow::queued(
+            id.to_owned(),
+            name.to_owned(),
+            "pdf",
+            "application/pdf",
+            i64::try_from(size).unwrap_or(i64::MAX),
+            format!("knowledge/documents/{id}.pdf"),
+            server::db::now(),
+        )
     }
 }
 
@@ -246,7 +235,7 @@ async fn index(db: &Db, id: &str, pdf: &[u8]) -> (u32, usize, [Duration; 3]) {
         .expect("document");
     let articles = service::chunk_articles(&chunks);
     let rows = service::chunk_rows(&chunks, &articles);
-    kdb::insert_chunks(&mut tx, id, &rows)
+    kdb::insert_chunks(&mut tx, db.backend, id, &rows)
         .await
         .expect("chunks");
     let count = i64::try_from(rows.len()).unwrap_or(i64::MAX);
@@ -400,7 +389,7 @@ async fn main() {
         kdb::insert_document(&mut tx, &document(&doc, &format!("{doc}.pdf"), 1))
             .await
             .expect("document");
-        kdb::insert_chunks(&mut tx, &doc, &rows)
+        kdb::insert_chunks(&mut tx, db.backend, &doc, &rows)
             .await
             .expect("chunks");
         kdb::complete(

@@ -393,27 +393,18 @@ async fn record(
     let mut rows = Vec::with_capacity(stored.len());
     for (key, f, format, size) in stored {
         let row = DocumentRow {
-            id: crate::db::new_id(),
-            name: sanitize_name(&f.name),
-            file_type: format.as_str().to_owned(),
-            content_type: format.content_type().to_owned(),
-            size_bytes: i64::try_from(*size).unwrap_or(i64::MAX),
-            storage_key: key.as_str().to_owned(),
             category: (!category.is_empty()).then(|| category.to_owned()),
             lever_id: lever_id.map(str::to_owned),
-            status: "processing".into(),
-            stage: "queued".into(),
-            progress: 0,
-            error: None,
-            pages: None,
-            chunk_count: 0,
-            attempts: 0,
-            lease_until: None,
             uploaded_by: Some(actor.user.id.to_string()),
-            created_at: now.clone(),
-            updated_at: now.clone(),
-            completed_at: None,
-            chunk_words: None,
+            ..DocumentRow::queued(
+                crate::db::new_id(),
+                sanitize_name(&f.name),
+                format.as_str(),
+                format.content_type(),
+                i64::try_from(*size).unwrap_or(i64::MAX),
+                key.as_str().to_owned(),
+                now.clone(),
+            )
         };
         db::insert_document(change.conn(), &row).await?;
         rows.push(row);
@@ -886,7 +877,7 @@ pub async fn complete(
     db::delete_chunks(change.conn(), state.db.backend, &doc.id).await?;
     let articles = chunk_articles(chunks);
     let rows = chunk_rows(chunks, &articles);
-    db::insert_chunks(change.conn(), &doc.id, &rows).await?;
+    db::insert_chunks(change.conn(), state.db.backend, &doc.id, &rows).await?;
     change
         .commit_by(
             worker_actor(doc),

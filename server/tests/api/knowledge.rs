@@ -178,6 +178,153 @@ async fn txt_and_docx_are_read_chunked_and_found_with_article_and_page() {
     assert_eq!(list.as_array().unwrap().len(), 2);
 }
 
+/// The best chunks by BM25 over every chunk holding all the query's words, as an exhaustive
+/// ranking computed here in SQL finds them: FTS5's `bm25` over the whole index on SQLite (where
+/// an index of 2,000 rows or more is ranked in parts on several connections), the same formula
+/// over each chunk's `to_tsvector` on PostgreSQL (where the search ranks posting lists).
+#[tokio::test]
+async fn search_ranks_every_matching_chunk_by_bm25() {
+    let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
+    let admin = app.login(ADMIN).await;
+    let (st, v) = send(
+        &admin,
+        Method::PUT,
+        "/api/admin/knowledge/settings",
+        Some(json!({"chunkWords": 50})),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    // Three documents of skewed text (word i of ten drawn with weight 10 - i), paragraphs of 40
+    // to 159 words, cut into chunks of about 50 words: over 2,000 chunks in all.
+    const WORDS: [&str; 10] = [
+        "exposure",
+        "risk",
+        "weight",
+        "institution",
+        "rating",
+        "collateral",
+        "guarantee",
+        "maturity",
+        "sovereign",
+        "mortgage",
+    ];
+    let mut state: u64 = 7;
+    let mut word = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let mut r = (state >> 33) % 55;
+        let mut i = 0;
+        while r >= 10 - i {
+            r -= 10 - i;
+            i += 1;
+        }
+        WORDS[i as usize]
+    };
+    let mut files = Vec::new();
+    for d in 0..3 {
+        let text: Vec<String> = (0..380)
+            .map(|p| {
+                let n = 40 + (p * 37 + d * 11) % 120;
+                (0..n).map(|_| word()).collect::<Vec<_>>().join(" ") + "."
+            })
+            .collect();
+        files.push((format!("ranked{d}.txt"), text.join("\n\n").into_bytes()));
+    }
+    let files: Vec<(&str, Vec<u8>)> = files.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+    let (st, v) = upload(&admin, &files, &[("category", "assets")]).await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    let mut chunks = 0;
+    for d in v.as_array().unwrap() {
+        let d = settled(&admin, d["id"].as_str().unwrap()).await;
+        assert_eq!(d["status"], "completed", "{d}");
+        chunks += d["chunkCount"].as_i64().unwrap();
+    }
+    assert!(chunks >= 2_000, "{chunks} chunks");
+    let pool = &app.state.db.pool;
+    let postgres = app.state.db.backend == server::db::Backend::Postgres;
+    for q in [
+        "mortgage",
+        "sovereign collateral",
+        "exposure risk weight",
+        "rating maturity",
+    ] {
+        let quoted: String = q.split(' ').map(|t| format!("\"{t}\" ")).collect();
+        let reference: Vec<(String, f64)> = if postgres {
+            sqlx::query_as(
+                "WITH v AS (SELECT c.id, c.ord, c.document_id, d.created_at,
+                          to_tsvector('english', COALESCE(c.heading, '') || ' ' || c.text) AS v
+                        FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id),
+                      l AS (SELECT v.*, (SELECT SUM(cardinality(positions)) FROM unnest(v.v)) AS len
+                        FROM v),
+                      n AS (SELECT CAST(COUNT(*) AS DOUBLE PRECISION) AS n,
+                          CAST(AVG(len) AS DOUBLE PRECISION) AS avg FROM l),
+                      q AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1))),
+                      tf AS (SELECT l.id, l.ord, l.document_id, l.created_at, l.len, q.lexeme,
+                          cardinality(u.positions) AS tf
+                        FROM l CROSS JOIN LATERAL unnest(l.v) u JOIN q ON q.lexeme = u.lexeme),
+                      idf AS (SELECT tf.lexeme, GREATEST(LN((n.n - COUNT(*) + 0.5) / (COUNT(*) + 0.5)),
+                          0.000001) AS idf FROM tf CROSS JOIN n GROUP BY tf.lexeme, n.n)
+                 SELECT tf.id, SUM(idf.idf * tf.tf * 2.2
+                     / (tf.tf + 1.2 * (0.25 + 0.75 * tf.len / n.avg))) AS score
+                 FROM tf JOIN idf ON idf.lexeme = tf.lexeme CROSS JOIN n
+                 GROUP BY tf.id, tf.ord, tf.document_id, tf.created_at
+                 HAVING COUNT(*) = (SELECT COUNT(*) FROM q)
+                 ORDER BY score DESC",
+            )
+            .bind(q)
+            .fetch_all(pool)
+            .await
+            .unwrap()
+        } else {
+            sqlx::query_as(
+                "SELECT chunk_id, -bm25(knowledge_fts) FROM knowledge_fts
+                 WHERE knowledge_fts MATCH $1 ORDER BY bm25(knowledge_fts)",
+            )
+            .bind(quoted.trim())
+            .fetch_all(pool)
+            .await
+            .unwrap()
+        };
+        assert!(reference.len() > 10, "{q:?} matches many chunks");
+        // The ten best scores, each hit with its own chunk's score (equal scores in any order).
+        let hits = search(&admin, q).await;
+        assert_eq!(hits.len(), 10, "{q:?}");
+        let scores: std::collections::HashMap<&str, f64> =
+            reference.iter().map(|(c, s)| (c.as_str(), *s)).collect();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-6);
+        for (h, (_, best)) in hits.iter().zip(&reference) {
+            let rank = h["rank"].as_f64().unwrap();
+            let own = scores[h["chunkId"].as_str().unwrap()];
+            assert!(close(rank, own), "{q:?}: {rank} against its chunk's {own}");
+            assert!(
+                close(rank, *best),
+                "{q:?}: {rank} where the best are {best}"
+            );
+        }
+    }
+    // An index created after the chunks (an upgrade from a version without it) indexes them.
+    let before = search(&admin, "sovereign collateral").await;
+    let drop: &[&'static str] = if postgres {
+        &[
+            "DROP TABLE knowledge_postings",
+            "DROP TABLE knowledge_search_sizes",
+        ]
+    } else {
+        &[
+            "DROP TRIGGER knowledge_chunks_fts",
+            "DROP TABLE knowledge_fts",
+        ]
+    };
+    for &statement in drop {
+        sqlx::query(statement).execute(pool).await.unwrap();
+    }
+    server::db::knowledge::set_up_search(pool, app.state.db.backend)
+        .await
+        .unwrap();
+    assert_eq!(search(&admin, "sovereign collateral").await, before);
+}
+
 #[tokio::test]
 async fn doc_and_other_types_are_refused_and_only_admins_may_call() {
     let app = TestApp::spawn_with(|c| c.run_concurrency = 0).await;
