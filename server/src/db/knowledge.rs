@@ -352,9 +352,10 @@ impl PostingList {
 }
 
 /// The best `limit` chunks holding every one of `lexemes`, by BM25 (FTS5's formula: an inverse
-/// document frequency of 1e-6 where it would not be positive, [`BM25_K1`], [`BM25_B`]) over `chunks` chunks of
-/// `lexemes_total` lexemes in all: (document, `ord`, score), best first, equal scores the newer
-/// document first, then by `ord`. `lists` holds every posting list of each lexeme.
+/// document frequency of 1e-6 where it would not be positive, [`BM25_K1`], [`BM25_B`]) over
+/// `chunks` chunks of `lexemes_total` lexemes in all: (document, `ord`, score), best first, equal
+/// scores the newer document first, then by `ord`. `lists` holds every posting list of each
+/// lexeme.
 fn rank_postings(
     lexemes: usize,
     lists: &[(usize, PostingList)],
@@ -1072,8 +1073,9 @@ mod tests {
         assert!((got[0].2 - d1).abs() < 1e-12, "{} against {d1}", got[0].2);
         assert!((got[1].2 - d2).abs() < 1e-12, "{} against {d2}", got[1].2);
         // The limit keeps the best.
-        assert_eq!(rank_postings(2, &lists, 10, 100, 1).len(), 1);
-        assert_eq!(rank_postings(2, &lists, 10, 100, 1)[0].1, 1);
+        let first = rank_postings(2, &lists, 10, 100, 1);
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].1, 1);
         // A lexeme no chunk holds: nothing matches.
         assert!(rank_postings(3, &lists, 10, 100, 10).is_empty());
         // A lexeme in every chunk counts for almost nothing (the idf's floor), not less.

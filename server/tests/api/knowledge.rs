@@ -301,6 +301,7 @@ async fn search_ranks_every_matching_chunk_by_bm25() {
                 close(rank, *best),
                 "{q:?}: {rank} where the best are {best}"
             );
+            assert!(h["snippet"].as_str().unwrap().contains("<mark>"), "{h}");
         }
     }
     // An index created after the chunks (an upgrade from a version without it) indexes them.
